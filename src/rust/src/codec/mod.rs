@@ -1,0 +1,271 @@
+//! Codec chains (v3-core.rst "Codecs"). Codecs are sorted by what they take
+//! and give: array -> array (`transpose`), array -> bytes (`bytes`), and
+//! bytes -> bytes (`gzip`, `zstd`, `blosc`, `crc32c`). The engine never
+//! permutes element data for `transpose`: it reads the composed order as
+//! strides (see `transpose::stored_strides`) and scatters straight into R's
+//! column-major buffer.
+
+use crate::dtype::DataType;
+use crate::error::{Result, ZarrError};
+use serde_json::{Map, Value};
+use std::sync::Mutex;
+
+pub mod blosc;
+pub mod bytes;
+pub mod crc32c;
+pub mod gzip;
+pub mod transpose;
+pub mod zstd;
+
+pub use bytes::Endian;
+
+/// Warnings raised while decoding in worker threads, handed to R afterwards.
+#[derive(Debug, Default)]
+pub struct Warnings(Mutex<Vec<String>>);
+
+impl Warnings {
+    pub fn push(&self, msg: String) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
+    }
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// What a decode may need besides its input.
+pub struct CodecContext<'a> {
+    /// A checksum mismatch is an error (true) or a warning (false, the default).
+    pub strict_checksums: bool,
+    pub warnings: &'a Warnings,
+    /// Names the chunk in messages, e.g. "array '/t' chunk 'c/0/1'".
+    pub what: &'a str,
+}
+
+pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
+    fn name(&self) -> &'static str;
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>>;
+    /// `decoded_len` is the size the output must have when this is the
+    /// first codec after array -> bytes (lets decompressors allocate once).
+    fn decode(&self, input: Vec<u8>, decoded_len: Option<usize>, ctx: &CodecContext) -> Result<Vec<u8>>;
+    /// The `{"name": ..., "configuration": ...}` entry of zarr.json.
+    fn to_json(&self) -> Value;
+}
+
+/// The array -> bytes codec of a chain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrayToBytes {
+    /// `bytes`; `endian` is None only for one-byte types.
+    Bytes { endian: Option<Endian> },
+}
+
+/// A parsed, validated `codecs` list.
+#[derive(Debug)]
+pub struct CodecChain {
+    /// Each transpose `order` in chain order (kept to write them back as given).
+    pub transposes: Vec<Vec<usize>>,
+    pub array_to_bytes: ArrayToBytes,
+    pub bytes_to_bytes: Vec<Box<dyn BytesToBytes>>,
+    dtype: DataType,
+}
+
+fn codec_name_and_config(v: &Value) -> Result<(String, Map<String, Value>)> {
+    match v {
+        Value::String(s) => Ok((s.clone(), Map::new())),
+        Value::Object(o) => {
+            let name = o
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ZarrError::Metadata(format!("codec without a name: {v}")))?;
+            let config = match o.get("configuration") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(c)) => c.clone(),
+                Some(other) => {
+                    return Err(ZarrError::Metadata(format!(
+                        "codec '{name}' has a configuration that is not an object: {other}"
+                    )))
+                }
+            };
+            Ok((name.to_string(), config))
+        }
+        _ => Err(ZarrError::Metadata(format!("codec entry is not an object: {v}"))),
+    }
+}
+
+/// Build a bytes -> bytes codec by name; `None` if the name is not one.
+fn bytes_to_bytes(name: &str, config: &Map<String, Value>, dtype: DataType) -> Result<Option<Box<dyn BytesToBytes>>> {
+    Ok(Some(match name {
+        "gzip" => Box::new(gzip::Gzip::from_config(config)?),
+        "zstd" => Box::new(zstd::Zstd::from_config(config)?),
+        "blosc" => Box::new(blosc::Blosc::from_config(config, dtype)?),
+        "crc32c" => Box::new(crc32c::Crc32c::from_config(config)?),
+        _ => return Ok(None),
+    }))
+}
+
+impl CodecChain {
+    pub fn from_json(codecs: &[Value], dtype: DataType, ndim: usize) -> Result<CodecChain> {
+        let mut transposes = Vec::new();
+        let mut array_to_bytes = None;
+        let mut b2b: Vec<Box<dyn BytesToBytes>> = Vec::new();
+        for v in codecs {
+            let (name, config) = codec_name_and_config(v)?;
+            match name.as_str() {
+                "transpose" => {
+                    if array_to_bytes.is_some() {
+                        return Err(ZarrError::Metadata(
+                            "codec 'transpose' (array -> array) must come before the array -> bytes codec".into(),
+                        ));
+                    }
+                    transposes.push(transpose::parse_order(&config, ndim)?);
+                }
+                "bytes" => {
+                    if array_to_bytes.is_some() {
+                        return Err(ZarrError::Metadata("more than one array -> bytes codec".into()));
+                    }
+                    array_to_bytes = Some(ArrayToBytes::Bytes { endian: bytes::parse_endian(&config, dtype)? });
+                }
+                "sharding_indexed" | "vlen-utf8" | "vlen-bytes" => {
+                    return Err(ZarrError::Unsupported(format!("codec '{name}' is not supported yet")))
+                }
+                other => match bytes_to_bytes(other, &config, dtype)? {
+                    Some(c) => {
+                        if array_to_bytes.is_none() {
+                            return Err(ZarrError::Metadata(format!(
+                                "codec '{other}' (bytes -> bytes) must come after the array -> bytes codec"
+                            )));
+                        }
+                        b2b.push(c);
+                    }
+                    None => return Err(ZarrError::Unsupported(format!("unknown codec '{other}'"))),
+                },
+            }
+        }
+        let array_to_bytes = array_to_bytes
+            .ok_or_else(|| ZarrError::Metadata("the codecs list has no array -> bytes codec (such as 'bytes')".into()))?;
+        Ok(CodecChain { transposes, array_to_bytes, bytes_to_bytes: b2b, dtype })
+    }
+
+    pub fn to_json(&self) -> Vec<Value> {
+        let mut out: Vec<Value> = self.transposes.iter().map(|o| transpose::to_json(o)).collect();
+        match &self.array_to_bytes {
+            ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
+        }
+        out.extend(self.bytes_to_bytes.iter().map(|c| c.to_json()));
+        out
+    }
+
+    /// The order of the stored (encoded) chunk's dimensions: stored dim `i`
+    /// is logical dim `order[i]`. None when there is no transpose.
+    pub fn order(&self) -> Option<Vec<usize>> {
+        let mut it = self.transposes.iter();
+        let mut acc = it.next()?.clone();
+        for o in it {
+            acc = transpose::compose(&acc, o);
+        }
+        Some(acc)
+    }
+
+    /// Element strides of each logical dimension in a decoded chunk.
+    pub fn stored_strides(&self, chunk_shape: &[usize]) -> Vec<usize> {
+        transpose::stored_strides(chunk_shape, self.order().as_deref())
+    }
+
+    fn swaps(&self) -> bool {
+        match self.array_to_bytes {
+            ArrayToBytes::Bytes { endian } => endian.is_some_and(|e| e != Endian::native()),
+        }
+    }
+
+    /// Stored bytes -> native-endian element bytes of one whole chunk.
+    pub fn decode(&self, data: Vec<u8>, decoded_len: usize, ctx: &CodecContext) -> Result<Vec<u8>> {
+        let mut data = data;
+        let n = self.bytes_to_bytes.len();
+        for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
+            let hint = if i == 0 { Some(decoded_len) } else { None };
+            data = c.decode(data, hint, ctx).map_err(|e| e.into_corrupt().context(&format!("{} ({})", ctx.what, c.name())))?;
+        }
+        let _ = n;
+        if data.len() != decoded_len {
+            return Err(ZarrError::CorruptChunk(format!(
+                "{}: decoded to {} bytes, expected {} ({} elements of {})",
+                ctx.what,
+                data.len(),
+                decoded_len,
+                decoded_len / self.dtype.size(),
+                self.dtype.name()
+            )));
+        }
+        if self.swaps() {
+            bytes::swap_bytes(&mut data, self.dtype.swap_unit());
+        }
+        Ok(data)
+    }
+
+    /// Native-endian element bytes of one whole chunk -> stored bytes.
+    pub fn encode(&self, data: Vec<u8>) -> Result<Vec<u8>> {
+        let mut data = data;
+        if self.swaps() {
+            bytes::swap_bytes(&mut data, self.dtype.swap_unit());
+        }
+        for c in &self.bytes_to_bytes {
+            data = c.encode(data)?;
+        }
+        Ok(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx(w: &Warnings) -> CodecContext<'_> {
+        CodecContext { strict_checksums: false, warnings: w, what: "test chunk" }
+    }
+
+    #[test]
+    fn every_compressor_round_trips_through_a_chain() {
+        let w = Warnings::default();
+        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i as f64 / 3.0).to_le_bytes()).collect();
+        let chains = [
+            json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
+            json!([{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 5}}]),
+            json!([{"name": "bytes"}, {"name": "zstd", "configuration": {"level": 1, "checksum": true}}]),
+            json!([{"name": "bytes"}, {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 8, "blocksize": 0}}]),
+            json!([{"name": "bytes"}, {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}]),
+        ];
+        for c in chains {
+            let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, 1).unwrap();
+            let enc = chain.encode(data.clone()).unwrap();
+            assert_eq!(chain.decode(enc, data.len(), &ctx(&w)).unwrap(), data, "chain {c}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_misplaced_codecs_are_refused() {
+        let e = CodecChain::from_json(&[json!({"name": "bytes"}), json!({"name": "lzma"})], DataType::Int8, 1).unwrap_err();
+        assert_eq!(e.kind(), "unsupported");
+        assert!(e.message().contains("lzma"));
+        let e = CodecChain::from_json(&[json!({"name": "gzip", "configuration": {"level": 1}})], DataType::Int8, 1).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+        let e = CodecChain::from_json(&[], DataType::Int8, 1).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+    }
+
+    #[test]
+    fn a_wrong_length_after_decoding_is_a_corrupt_chunk() {
+        let w = Warnings::default();
+        let chain = CodecChain::from_json(&[json!({"name": "bytes", "configuration": {"endian": "little"}})], DataType::Int32, 1).unwrap();
+        let e = chain.decode(vec![0u8; 7], 8, &ctx(&w)).unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk");
+        assert!(e.message().contains("test chunk"));
+    }
+
+    #[test]
+    fn transposes_compose_and_write_back_unchanged() {
+        let c = json!([{"name": "transpose", "configuration": {"order": [1, 2, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]);
+        let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Int32, 3).unwrap();
+        assert_eq!(chain.order(), Some(vec![1, 2, 0]));
+        assert_eq!(Value::Array(chain.to_json()), c);
+    }
+}

@@ -1,0 +1,130 @@
+//! The one error type of the engine. Each variant becomes an R condition of
+//! class `zarr_error_<kind>` (see `ZarrError::kind`), so R code can catch a
+//! kind of failure without matching on message text.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ZarrError {
+    /// A key, node or file that does not exist where it must.
+    NotFound(String),
+    /// A write, erase or create on a store opened read-only.
+    ReadOnly(String),
+    /// A chunk whose bytes cannot be decoded into the expected shape.
+    CorruptChunk(String),
+    /// A checksum that does not match the data it guards.
+    Checksum(String),
+    /// A zarr.json (or v2 metadata) that is malformed or not supported.
+    Metadata(String),
+    /// A selection outside the array or of the wrong rank.
+    Selection(String),
+    /// A codec configuration that is invalid, or a codec failure on encode.
+    Codec(String),
+    /// A store key that is not allowed (escapes the root, has `..`, ...).
+    InvalidKey(String),
+    /// An operating system error while reading or writing a store.
+    Io(String),
+    /// A valid Zarr feature this package does not implement (yet).
+    Unsupported(String),
+    /// Data of the wrong type or length for the array.
+    Type(String),
+}
+
+pub type Result<T> = std::result::Result<T, ZarrError>;
+
+impl ZarrError {
+    /// The suffix of the R condition class: `zarr_error_<kind>`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ZarrError::NotFound(_) => "not_found",
+            ZarrError::ReadOnly(_) => "read_only",
+            ZarrError::CorruptChunk(_) => "corrupt_chunk",
+            ZarrError::Checksum(_) => "checksum",
+            ZarrError::Metadata(_) => "metadata",
+            ZarrError::Selection(_) => "selection",
+            ZarrError::Codec(_) => "codec",
+            ZarrError::InvalidKey(_) => "invalid_key",
+            ZarrError::Io(_) => "io",
+            ZarrError::Unsupported(_) => "unsupported",
+            ZarrError::Type(_) => "type",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            ZarrError::NotFound(m)
+            | ZarrError::ReadOnly(m)
+            | ZarrError::CorruptChunk(m)
+            | ZarrError::Checksum(m)
+            | ZarrError::Metadata(m)
+            | ZarrError::Selection(m)
+            | ZarrError::Codec(m)
+            | ZarrError::InvalidKey(m)
+            | ZarrError::Io(m)
+            | ZarrError::Unsupported(m)
+            | ZarrError::Type(m) => m,
+        }
+    }
+
+    fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
+        match self {
+            ZarrError::NotFound(m) => ZarrError::NotFound(f(m)),
+            ZarrError::ReadOnly(m) => ZarrError::ReadOnly(f(m)),
+            ZarrError::CorruptChunk(m) => ZarrError::CorruptChunk(f(m)),
+            ZarrError::Checksum(m) => ZarrError::Checksum(f(m)),
+            ZarrError::Metadata(m) => ZarrError::Metadata(f(m)),
+            ZarrError::Selection(m) => ZarrError::Selection(f(m)),
+            ZarrError::Codec(m) => ZarrError::Codec(f(m)),
+            ZarrError::InvalidKey(m) => ZarrError::InvalidKey(f(m)),
+            ZarrError::Io(m) => ZarrError::Io(f(m)),
+            ZarrError::Unsupported(m) => ZarrError::Unsupported(f(m)),
+            ZarrError::Type(m) => ZarrError::Type(f(m)),
+        }
+    }
+
+    /// Prefix the message with where it happened, e.g. `chunk 'c/0/1'`.
+    pub fn context(self, what: &str) -> Self {
+        self.map_message(|m| format!("{what}: {m}"))
+    }
+
+    /// A decode failure of a chunk is a corrupt chunk, whatever layer saw it,
+    /// except for checksum and unsupported-feature errors which keep their kind.
+    pub fn into_corrupt(self) -> Self {
+        match self {
+            ZarrError::Codec(m) => ZarrError::CorruptChunk(m),
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for ZarrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for ZarrError {}
+
+impl From<serde_json::Error> for ZarrError {
+    fn from(e: serde_json::Error) -> Self {
+        ZarrError::Metadata(format!("invalid JSON: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_keeps_the_kind_and_prefixes_the_message() {
+        let e = ZarrError::NotFound("no such key".into()).context("array '/a'");
+        assert_eq!(e.kind(), "not_found");
+        assert_eq!(e.message(), "array '/a': no such key");
+    }
+
+    #[test]
+    fn codec_errors_become_corrupt_chunks_on_read() {
+        assert_eq!(ZarrError::Codec("x".into()).into_corrupt().kind(), "corrupt_chunk");
+        assert_eq!(ZarrError::Checksum("x".into()).into_corrupt().kind(), "checksum");
+    }
+}

@@ -1,0 +1,17 @@
+//! Rust core of the `zarr` R package.
+//!
+//! Every module except `r` is plain Rust with no knowledge of R, so the
+//! whole engine is covered by `cargo test --no-default-features`.
+
+pub mod codec;
+pub mod dtype;
+pub mod engine;
+pub mod error;
+pub mod fill;
+pub mod metadata;
+pub mod pool;
+pub mod selection;
+pub mod store;
+
+#[cfg(feature = "r")]
+pub mod r;

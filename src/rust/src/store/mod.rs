@@ -1,0 +1,141 @@
+//! The store abstraction (v3-core.rst "Storage"): a key/value map of byte
+//! strings. Every store is `Send + Sync` so the engine can fetch and write
+//! chunks from its thread pool.
+
+use crate::error::{Result, ZarrError};
+
+pub mod fs;
+pub mod memory;
+
+pub use fs::FsStore;
+pub use memory::MemoryStore;
+
+/// Which bytes of a value to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteRange {
+    /// The whole value.
+    All,
+    /// `length` bytes starting at `offset`.
+    Range { offset: u64, length: u64 },
+    /// Everything from `offset` to the end.
+    From(u64),
+    /// The last `n` bytes.
+    Suffix(u64),
+}
+
+/// The result of `list_dir`: keys directly below a prefix, and the
+/// sub-prefixes (each ending in "/") one level down.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirListing {
+    pub keys: Vec<String>,
+    pub prefixes: Vec<String>,
+}
+
+pub trait Store: Send + Sync {
+    /// The value at `key`, or `None` if there is none.
+    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>>;
+    /// Store `value` at `key`, replacing what was there.
+    fn set(&self, key: &str, value: &[u8]) -> Result<()>;
+    /// Remove `key`; removing a key that does not exist is not an error.
+    fn erase(&self, key: &str) -> Result<()>;
+    /// Remove every key that starts with `prefix`.
+    fn erase_prefix(&self, prefix: &str) -> Result<()>;
+    /// Every key in the store, sorted.
+    fn list(&self) -> Result<Vec<String>>;
+    /// Every key that starts with `prefix`, sorted.
+    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>>;
+    /// Keys and prefixes directly below `prefix` ("" or ending in "/").
+    fn list_dir(&self, prefix: &str) -> Result<DirListing>;
+    fn exists(&self, key: &str) -> Result<bool>;
+    /// Size in bytes of the value at `key`, `None` if absent.
+    fn size(&self, key: &str) -> Result<Option<u64>>;
+    fn read_only(&self) -> bool;
+    /// Whether `get` with a range reads only those bytes (not the whole value).
+    fn supports_partial_reads(&self) -> bool {
+        true
+    }
+    /// A short description for printing: "local store at <root>", "memory store".
+    fn describe(&self) -> String;
+}
+
+/// Refuse keys that could escape a store root or are not portable:
+/// empty segments, `.`/`..` segments, absolute paths, backslashes and NUL.
+pub fn validate_key(key: &str) -> Result<()> {
+    let bad = |why: &str| Err(ZarrError::InvalidKey(format!("invalid key '{}': {why}", key.escape_debug())));
+    if key.is_empty() {
+        return bad("empty key");
+    }
+    if key.starts_with('/') {
+        return bad("keys are relative, they cannot start with '/'");
+    }
+    if key.contains('\\') {
+        return bad("backslashes are not allowed");
+    }
+    if key.contains('\0') {
+        return bad("NUL characters are not allowed");
+    }
+    for seg in key.split('/') {
+        if seg.is_empty() {
+            return bad("empty path segment");
+        }
+        if seg == "." || seg == ".." {
+            return bad("'.' and '..' segments are not allowed");
+        }
+    }
+    Ok(())
+}
+
+/// A prefix is "" or a valid key followed by "/".
+pub fn validate_prefix(prefix: &str) -> Result<()> {
+    if prefix.is_empty() {
+        return Ok(());
+    }
+    match prefix.strip_suffix('/') {
+        Some(p) => validate_key(p),
+        None => validate_key(prefix),
+    }
+}
+
+/// Cut `data` to `range`; out-of-bounds ranges are an error naming `key`.
+pub fn slice_range(key: &str, data: Vec<u8>, range: ByteRange) -> Result<Vec<u8>> {
+    let len = data.len() as u64;
+    let (start, end) = resolve_range(key, len, range)?;
+    if start == 0 && end == len {
+        return Ok(data);
+    }
+    Ok(data[start as usize..end as usize].to_vec())
+}
+
+/// The `[start, end)` byte interval of `range` in a value of `len` bytes.
+pub fn resolve_range(key: &str, len: u64, range: ByteRange) -> Result<(u64, u64)> {
+    let out_of_bounds = |what: String| {
+        Err(ZarrError::CorruptChunk(format!(
+            "byte range {what} is past the end of '{key}' ({len} bytes)"
+        )))
+    };
+    match range {
+        ByteRange::All => Ok((0, len)),
+        ByteRange::Range { offset, length } => {
+            let end = offset.checked_add(length).unwrap_or(u64::MAX);
+            if end > len {
+                return out_of_bounds(format!("{offset}..{end}"));
+            }
+            Ok((offset, end))
+        }
+        ByteRange::From(offset) => {
+            if offset > len {
+                return out_of_bounds(format!("{offset}.."));
+            }
+            Ok((offset, len))
+        }
+        ByteRange::Suffix(n) => {
+            if n > len {
+                return out_of_bounds(format!("last {n}"));
+            }
+            Ok((len - n, len))
+        }
+    }
+}
+
+#[cfg(test)]
+pub mod tests;

@@ -1,0 +1,1 @@
+// placeholder: the shared store test suite every store passes
