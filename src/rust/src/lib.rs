@@ -5,6 +5,7 @@
 
 pub mod codec;
 pub mod dtype;
+pub mod convert;
 pub mod engine;
 pub mod error;
 pub mod fill;

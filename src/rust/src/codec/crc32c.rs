@@ -1,13 +1,194 @@
-// placeholder: filled in by the codec work
+//! `crc32c` codec (zarr-specs v3-codecs-crc32c.rst): bytes -> bytes.
+//! Configuration: none. The encoded form is the input followed by its
+//! CRC-32C (Castagnoli, RFC 3720) as a little-endian u32.
+//!
+//! A mismatch is only an error under `strict_checksums`: by default the
+//! reader warns and still returns the data, so one flipped bit does not make
+//! a whole array unreadable.
+
 use super::{BytesToBytes, CodecContext};
-use crate::error::Result;
-use serde_json::{Map, Value};
-#[derive(Debug)]
-pub struct Crc32c {  }
-impl Crc32c { pub fn from_config(_c: &Map<String, Value>) -> Result<Crc32c> { todo!() } }
+use crate::error::{Result, ZarrError};
+use serde_json::{json, Map, Value};
+
+const CHECKSUM_LEN: usize = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Crc32c {}
+
+impl Crc32c {
+    /// The spec defines no configuration members; any given are ignored so
+    /// that metadata from writers that add their own stays readable.
+    pub fn from_config(_config: &Map<String, Value>) -> Result<Crc32c> {
+        Ok(Crc32c {})
+    }
+}
+
 impl BytesToBytes for Crc32c {
-    fn name(&self) -> &'static str { "crc32c" }
-    fn encode(&self, _i: Vec<u8>) -> Result<Vec<u8>> { todo!() }
-    fn decode(&self, _i: Vec<u8>, _n: Option<usize>, _c: &CodecContext) -> Result<Vec<u8>> { todo!() }
-    fn to_json(&self) -> Value { todo!() }
+    fn name(&self) -> &'static str {
+        "crc32c"
+    }
+
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+        let crc = crc32c::crc32c(&input);
+        let mut out = input;
+        out.extend_from_slice(&crc.to_le_bytes());
+        Ok(out)
+    }
+
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        _decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        if input.len() < CHECKSUM_LEN {
+            return Err(ZarrError::CorruptChunk(format!(
+                "crc32c: {} has {} bytes, too short to hold a 4-byte checksum",
+                ctx.what,
+                input.len()
+            )));
+        }
+        let data_len = input.len() - CHECKSUM_LEN;
+        let mut stored = [0u8; CHECKSUM_LEN];
+        stored.copy_from_slice(&input[data_len..]);
+        let stored = u32::from_le_bytes(stored);
+        let computed = crc32c::crc32c(&input[..data_len]);
+        if stored != computed {
+            let msg = format!(
+                "crc32c checksum mismatch in {}: stored 0x{stored:08X}, computed 0x{computed:08X}",
+                ctx.what
+            );
+            if ctx.strict_checksums {
+                return Err(ZarrError::Checksum(msg));
+            }
+            ctx.warnings.push(msg);
+        }
+        // Dropping the tail in place keeps the chunk buffer; no copy.
+        let mut out = input;
+        out.truncate(data_len);
+        Ok(out)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"name": "crc32c"})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Warnings;
+    use super::*;
+
+    fn ctx(w: &Warnings, strict: bool) -> CodecContext<'_> {
+        CodecContext {
+            strict_checksums: strict,
+            warnings: w,
+            what: "array '/t' chunk 'c/0'",
+        }
+    }
+
+    fn codec() -> Crc32c {
+        Crc32c::from_config(&Map::new()).unwrap()
+    }
+
+    #[test]
+    fn check_value_of_the_standard_test_vector() {
+        // "123456789" is the check input of the CRC catalogue; CRC-32C gives 0xE3069283.
+        let enc = codec().encode(b"123456789".to_vec()).unwrap();
+        assert_eq!(&enc[..9], b"123456789");
+        assert_eq!(&enc[9..], &0xE306_9283u32.to_le_bytes());
+        assert_eq!(&enc[9..], &[0x83, 0x92, 0x06, 0xE3]);
+    }
+
+    #[test]
+    fn known_bytes_from_rfc3720_decode() {
+        // RFC 3720 B.4: 32 bytes of zeros have CRC-32C 0x8A9136AA (stored little-endian).
+        let mut stored = vec![0u8; 32];
+        stored.extend_from_slice(&[0xAA, 0x36, 0x91, 0x8A]);
+        let w = Warnings::default();
+        let dec = codec().decode(stored, Some(32), &ctx(&w, true)).unwrap();
+        assert_eq!(dec, vec![0u8; 32]);
+        // ... and 32 bytes of 0xFF have 0x62A8AB43.
+        let mut stored = vec![0xFFu8; 32];
+        stored.extend_from_slice(&0x62A8_AB43u32.to_le_bytes());
+        assert_eq!(
+            codec().decode(stored, None, &ctx(&w, true)).unwrap(),
+            vec![0xFFu8; 32]
+        );
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn round_trips_realistic_and_empty_data() {
+        let w = Warnings::default();
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (f64::from(i) * 0.37).sin().to_le_bytes())
+            .collect();
+        let enc = codec().encode(data.clone()).unwrap();
+        assert_eq!(enc.len(), data.len() + 4);
+        assert!(
+            codec()
+                .decode(enc, Some(data.len()), &ctx(&w, true))
+                .unwrap()
+                == data
+        );
+
+        let enc = codec().encode(Vec::new()).unwrap();
+        assert_eq!(enc, vec![0, 0, 0, 0]);
+        assert_eq!(
+            codec().decode(enc, Some(0), &ctx(&w, true)).unwrap(),
+            Vec::<u8>::new()
+        );
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn mismatch_is_a_warning_by_default() {
+        let w = Warnings::default();
+        let mut enc = codec().encode(b"123456789".to_vec()).unwrap();
+        enc[0] = b'0';
+        let dec = codec().decode(enc, None, &ctx(&w, false)).unwrap();
+        assert_eq!(dec, b"023456789");
+        let msgs = w.take();
+        assert_eq!(msgs.len(), 1);
+        assert!(msgs[0].contains("array '/t' chunk 'c/0'"), "{}", msgs[0]);
+        assert!(msgs[0].contains("0xE3069283"), "{}", msgs[0]);
+        assert!(msgs[0].contains("crc32c"), "{}", msgs[0]);
+    }
+
+    #[test]
+    fn mismatch_is_an_error_when_strict() {
+        let w = Warnings::default();
+        let mut enc = codec().encode(b"123456789".to_vec()).unwrap();
+        let last = enc.len() - 1;
+        enc[last] ^= 0x01;
+        let e = codec().decode(enc, None, &ctx(&w, true)).unwrap_err();
+        assert_eq!(e.kind(), "checksum");
+        assert!(e.message().contains("array '/t' chunk 'c/0'"));
+        assert!(e.message().contains("stored 0xE2069283"), "{}", e.message());
+        assert!(
+            e.message().contains("computed 0xE3069283"),
+            "{}",
+            e.message()
+        );
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn input_shorter_than_the_checksum_is_a_corrupt_chunk() {
+        let w = Warnings::default();
+        for n in 0..4 {
+            let e = codec()
+                .decode(vec![0u8; n], None, &ctx(&w, false))
+                .unwrap_err();
+            assert_eq!(e.kind(), "corrupt_chunk");
+            assert!(e.message().contains("crc32c"));
+        }
+    }
+
+    #[test]
+    fn writes_its_name_only() {
+        assert_eq!(codec().to_json(), json!({"name": "crc32c"}));
+        assert_eq!(codec().name(), "crc32c");
+    }
 }

@@ -1,13 +1,338 @@
-// placeholder: filled in by the codec work
+//! `gzip` codec (zarr-specs v3-codecs-gzip.rst): bytes -> bytes.
+//! Configuration: `level`, an integer 0..=9 (required).
+//!
+//! Writes a gzip stream (RFC 1952). Reads gzip, including several members
+//! back to back as gzip tools allow, and also zlib-wrapped deflate (RFC 1950)
+//! because some writers put that under the name `gzip`.
+
 use super::{BytesToBytes, CodecContext};
-use crate::error::Result;
-use serde_json::{Map, Value};
-#[derive(Debug)]
-pub struct Gzip { pub level: u32 }
-impl Gzip { pub fn from_config(_c: &Map<String, Value>) -> Result<Gzip> { todo!() } }
+use crate::error::{Result, ZarrError};
+use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use serde_json::{json, Map, Value};
+use std::io::{Read, Write};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gzip {
+    pub level: u32,
+}
+
+impl Gzip {
+    pub fn from_config(config: &Map<String, Value>) -> Result<Gzip> {
+        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'gzip': {why}")));
+        match config.get("level") {
+            None | Some(Value::Null) => {
+                bad("configuration has no 'level' (an integer 0 to 9)".into())
+            }
+            Some(v) => match v.as_u64() {
+                Some(l) if l <= 9 => Ok(Gzip { level: l as u32 }),
+                _ => bad(format!("level must be an integer from 0 to 9, not {v}")),
+            },
+        }
+    }
+}
+
+fn is_gzip(data: &[u8]) -> bool {
+    data.starts_with(&[0x1f, 0x8b])
+}
+
+/// RFC 1950 header: method 8 (deflate), window <= 32 KiB, and the 16-bit
+/// header a multiple of 31. A gzip stream never passes this (0x1f8b % 31 != 0).
+fn is_zlib(data: &[u8]) -> bool {
+    match data {
+        [cmf, flg, ..] => {
+            cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
+        }
+        _ => false,
+    }
+}
+
+/// Read all of `reader`, but never more than `limit + 1` bytes when a limit
+/// is known, so a corrupt or hostile stream cannot inflate without bound.
+fn read_all(
+    reader: impl Read,
+    decoded_len: Option<usize>,
+    input_len: usize,
+) -> std::io::Result<Vec<u8>> {
+    match decoded_len {
+        Some(n) => {
+            let mut out = Vec::with_capacity(n);
+            reader.take(n as u64 + 1).read_to_end(&mut out)?;
+            Ok(out)
+        }
+        None => {
+            // Deflate rarely shrinks numeric data more than a few times; this
+            // only saves a few early reallocations.
+            let mut out = Vec::with_capacity(input_len.saturating_mul(4));
+            let mut reader = reader;
+            reader.read_to_end(&mut out)?;
+            Ok(out)
+        }
+    }
+}
+
 impl BytesToBytes for Gzip {
-    fn name(&self) -> &'static str { "gzip" }
-    fn encode(&self, _i: Vec<u8>) -> Result<Vec<u8>> { todo!() }
-    fn decode(&self, _i: Vec<u8>, _n: Option<usize>, _c: &CodecContext) -> Result<Vec<u8>> { todo!() }
-    fn to_json(&self) -> Value { todo!() }
+    fn name(&self) -> &'static str {
+        "gzip"
+    }
+
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+        let fail = |e: std::io::Error| ZarrError::Codec(format!("gzip: compression failed: {e}"));
+        // Header, trailer and stored-block overhead are small; half the input
+        // is a typical compressed size for numeric chunks.
+        let mut enc = GzEncoder::new(
+            Vec::with_capacity(input.len() / 2 + 64),
+            Compression::new(self.level),
+        );
+        enc.write_all(&input).map_err(fail)?;
+        enc.finish().map_err(fail)
+    }
+
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        _ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let out = if is_gzip(&input) {
+            read_all(MultiGzDecoder::new(&input[..]), decoded_len, input.len())
+        } else if is_zlib(&input) {
+            read_all(ZlibDecoder::new(&input[..]), decoded_len, input.len())
+        } else {
+            return Err(ZarrError::Codec(format!(
+                "gzip: data is neither a gzip nor a zlib stream (starts with {:02x?})",
+                &input[..input.len().min(4)]
+            )));
+        };
+        let out = out.map_err(|e| ZarrError::Codec(format!("gzip: cannot decompress: {e}")))?;
+        if let Some(n) = decoded_len {
+            if out.len() > n {
+                return Err(ZarrError::Codec(format!(
+                    "gzip: data decompresses to more than the expected {n} bytes"
+                )));
+            }
+        }
+        Ok(out)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"name": "gzip", "configuration": {"level": self.level}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Warnings;
+    use super::*;
+    use flate2::write::ZlibEncoder;
+
+    fn ctx(w: &Warnings) -> CodecContext<'_> {
+        CodecContext {
+            strict_checksums: false,
+            warnings: w,
+            what: "test chunk",
+        }
+    }
+
+    fn gzip(level: u64) -> Gzip {
+        Gzip::from_config(json!({ "level": level }).as_object().unwrap()).unwrap()
+    }
+
+    fn doubles() -> Vec<u8> {
+        (0..10_000u32)
+            .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
+            .collect()
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn round_trips_at_every_level() {
+        let w = Warnings::default();
+        let data = doubles();
+        for level in 0..=9 {
+            let c = gzip(level);
+            let enc = c.encode(data.clone()).unwrap();
+            assert!(is_gzip(&enc), "level {level} did not write a gzip header");
+            if level > 0 {
+                assert!(
+                    enc.len() < data.len() / 2,
+                    "level {level} gave {} bytes",
+                    enc.len()
+                );
+            }
+            assert!(
+                c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data,
+                "level {level}"
+            );
+            assert!(
+                c.decode(enc, None, &ctx(&w)).unwrap() == data,
+                "level {level}"
+            );
+        }
+    }
+
+    #[test]
+    fn round_trips_empty_input() {
+        let w = Warnings::default();
+        let enc = gzip(5).encode(Vec::new()).unwrap();
+        assert_eq!(
+            gzip(5).decode(enc, Some(0), &ctx(&w)).unwrap(),
+            Vec::<u8>::new()
+        );
+    }
+
+    #[test]
+    fn decodes_bytes_written_by_python_gzip() {
+        // gzip.compress(b"hello zarr\n", mtime=0) from CPython 3.12.
+        let known = unhex("1f8b0800000000000203cb48cdc9c957a84a2c2ae2020087d14e6b0b000000");
+        let w = Warnings::default();
+        assert_eq!(
+            gzip(1).decode(known, Some(11), &ctx(&w)).unwrap(),
+            b"hello zarr\n"
+        );
+    }
+
+    #[test]
+    fn decodes_concatenated_members() {
+        let w = Warnings::default();
+        let mut enc = gzip(6).encode(b"first ".to_vec()).unwrap();
+        enc.extend(gzip(1).encode(b"second".to_vec()).unwrap());
+        assert_eq!(
+            gzip(6).decode(enc, None, &ctx(&w)).unwrap(),
+            b"first second"
+        );
+    }
+
+    #[test]
+    fn decodes_zlib_wrapped_data_leniently() {
+        let w = Warnings::default();
+        let data = doubles();
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::new(6));
+        z.write_all(&data).unwrap();
+        let enc = z.finish().unwrap();
+        assert!(is_zlib(&enc));
+        assert!(
+            gzip(6)
+                .decode(enc.clone(), Some(data.len()), &ctx(&w))
+                .unwrap()
+                == data
+        );
+        assert!(gzip(6).decode(enc, None, &ctx(&w)).unwrap() == data);
+        // zlib.compress(b"hello zarr\n") from CPython 3.12.
+        let known = unhex("789ccb48cdc9c957a84a2c2ae20200199403fe");
+        assert_eq!(
+            gzip(6).decode(known, None, &ctx(&w)).unwrap(),
+            b"hello zarr\n"
+        );
+    }
+
+    #[test]
+    fn garbage_is_a_codec_error() {
+        let w = Warnings::default();
+        for garbage in [
+            vec![],
+            vec![0x1f],
+            b"not compressed at all".to_vec(),
+            vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0xff],
+        ] {
+            let e = gzip(1)
+                .decode(garbage.clone(), Some(8), &ctx(&w))
+                .unwrap_err();
+            assert_eq!(e.kind(), "codec", "{garbage:?}");
+            assert!(e.message().contains("gzip"));
+        }
+        // A valid header followed by noise.
+        let mut enc = gzip(1).encode(doubles()).unwrap();
+        for b in enc.iter_mut().skip(10) {
+            *b = b.wrapping_mul(31).wrapping_add(7);
+        }
+        assert_eq!(
+            gzip(1).decode(enc, None, &ctx(&w)).unwrap_err().kind(),
+            "codec"
+        );
+    }
+
+    #[test]
+    fn truncated_streams_are_codec_errors() {
+        let w = Warnings::default();
+        let data = doubles();
+        let enc = gzip(9).encode(data.clone()).unwrap();
+        for cut in [
+            enc.len() - 1,
+            enc.len() - 4,
+            enc.len() - 8,
+            enc.len() / 2,
+            12,
+        ] {
+            for hint in [Some(data.len()), None] {
+                let e = gzip(9)
+                    .decode(enc[..cut].to_vec(), hint, &ctx(&w))
+                    .unwrap_err();
+                assert_eq!(e.kind(), "codec", "cut at {cut}");
+            }
+        }
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::new(6));
+        z.write_all(&data).unwrap();
+        let enc = z.finish().unwrap();
+        for cut in [enc.len() - 1, enc.len() - 4, enc.len() / 2] {
+            for hint in [Some(data.len()), None] {
+                let e = gzip(9)
+                    .decode(enc[..cut].to_vec(), hint, &ctx(&w))
+                    .unwrap_err();
+                assert_eq!(e.kind(), "codec", "zlib cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_corrupt_trailer_is_detected() {
+        let w = Warnings::default();
+        let mut enc = gzip(5).encode(doubles()).unwrap();
+        let n = enc.len();
+        enc[n - 6] ^= 0xff; // inside the CRC-32
+        assert_eq!(
+            gzip(5).decode(enc, None, &ctx(&w)).unwrap_err().kind(),
+            "codec"
+        );
+    }
+
+    #[test]
+    fn output_beyond_the_expected_size_is_refused() {
+        let w = Warnings::default();
+        let enc = gzip(9).encode(vec![0u8; 1 << 20]).unwrap();
+        let e = gzip(9).decode(enc, Some(1000), &ctx(&w)).unwrap_err();
+        assert_eq!(e.kind(), "codec");
+        assert!(e.message().contains("1000"));
+    }
+
+    #[test]
+    fn invalid_configs_are_refused() {
+        for cfg in [
+            json!({}),
+            json!({"level": null}),
+            json!({"level": 10}),
+            json!({"level": -1}),
+            json!({"level": 1.5}),
+            json!({"level": "1"}),
+        ] {
+            let e = Gzip::from_config(cfg.as_object().unwrap()).unwrap_err();
+            assert_eq!(e.kind(), "metadata", "{cfg}");
+            assert!(e.message().contains("gzip"), "{}", e.message());
+        }
+    }
+
+    #[test]
+    fn writes_its_level() {
+        assert_eq!(
+            gzip(7).to_json(),
+            json!({"name": "gzip", "configuration": {"level": 7}})
+        );
+    }
 }

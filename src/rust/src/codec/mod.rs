@@ -230,9 +230,9 @@ mod tests {
         let chains = [
             json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
             json!([{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 5}}]),
-            json!([{"name": "bytes"}, {"name": "zstd", "configuration": {"level": 1, "checksum": true}}]),
-            json!([{"name": "bytes"}, {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 8, "blocksize": 0}}]),
-            json!([{"name": "bytes"}, {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}]),
+            json!([{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": true}}]),
+            json!([{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 8, "blocksize": 0}}]),
+            json!([{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}]),
         ];
         for c in chains {
             let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, 1).unwrap();

@@ -1,13 +1,543 @@
-// placeholder: filled in by the codec work
+//! `zstd` codec (zarr-extensions codecs-zstd.md): bytes -> bytes.
+//! Configuration: `level`, an integer from -131072 to 22 (0 = zstd's
+//! default), and `checksum`, a boolean (optional, default false) asking the
+//! writer to store a content checksum in each frame.
+//!
+//! Reading takes a one-shot path when the output size is known (the common
+//! case: the chain hands us the chunk size) and falls back to streaming,
+//! which copes with frames that omit their content size, with several frames
+//! back to back, and tells a checksum mismatch apart from other damage so it
+//! can follow `strict_checksums` like the crc32c codec does.
+
 use super::{BytesToBytes, CodecContext};
-use crate::error::Result;
-use serde_json::{Map, Value};
-#[derive(Debug)]
-pub struct Zstd { pub level: i32, pub checksum: bool }
-impl Zstd { pub fn from_config(_c: &Map<String, Value>) -> Result<Zstd> { todo!() } }
+use crate::error::{Result, ZarrError};
+use serde_json::{json, Map, Value};
+use zstd::zstd_safe::{self, CParameter, DCtx, InBuffer, OutBuffer};
+
+/// The level range of the spec (zstd's own minimum is -(1 << 17)).
+const MIN_LEVEL: i64 = -131_072;
+const MAX_LEVEL: i64 = 22;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zstd {
+    pub level: i32,
+    pub checksum: bool,
+}
+
+impl Zstd {
+    pub fn from_config(config: &Map<String, Value>) -> Result<Zstd> {
+        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'zstd': {why}")));
+        let level = match config.get("level") {
+            None | Some(Value::Null) => {
+                return bad(format!(
+                    "configuration has no 'level' (an integer {MIN_LEVEL} to {MAX_LEVEL})"
+                ))
+            }
+            Some(v) => match v.as_i64() {
+                Some(l) if (MIN_LEVEL..=MAX_LEVEL).contains(&l) => l as i32,
+                _ => {
+                    return bad(format!(
+                        "level must be an integer from {MIN_LEVEL} to {MAX_LEVEL}, not {v}"
+                    ))
+                }
+            },
+        };
+        let checksum = match config.get("checksum") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => return bad(format!("checksum must be true or false, not {v}")),
+        };
+        Ok(Zstd { level, checksum })
+    }
+}
+
+fn codec_error(doing: &str, code: zstd_safe::ErrorCode) -> ZarrError {
+    ZarrError::Codec(format!(
+        "zstd: {doing}: {}",
+        zstd_safe::get_error_name(code)
+    ))
+}
+
+fn is_checksum_mismatch(code: zstd_safe::ErrorCode) -> bool {
+    // SAFETY: ZSTD_getErrorCode only classifies the integer it is given.
+    let kind = unsafe { zstd_safe::zstd_sys::ZSTD_getErrorCode(code) };
+    kind == zstd_safe::zstd_sys::ZSTD_ErrorCode::ZSTD_error_checksum_wrong
+}
+
+/// Streams one frame onto the end of `out`. Returns false when the frame's
+/// content checksum did not match (zstd then hands back none of the data).
+fn stream_frame(frame: &[u8], out: &mut Vec<u8>, limit: Option<usize>) -> Result<bool> {
+    let mut dctx = DCtx::try_create()
+        .ok_or_else(|| ZarrError::Codec("zstd: cannot create a decompression context".into()))?;
+    let mut input = InBuffer::around(frame);
+    loop {
+        if out.len() == out.capacity() {
+            // One byte beyond the expected size is enough to tell "too long".
+            let max = limit.map_or(usize::MAX, |n| n.saturating_add(1));
+            if out.len() >= max {
+                return Err(ZarrError::Codec(format!(
+                    "zstd: data decompresses to more than the expected {} bytes",
+                    max - 1
+                )));
+            }
+            let grow = out.capacity().max(1 << 16).min(max - out.len());
+            out.try_reserve(grow).map_err(|_| {
+                ZarrError::Codec(format!(
+                    "zstd: cannot allocate {grow} more bytes for the output"
+                ))
+            })?;
+        }
+        let before = (input.pos(), out.len());
+        let res = {
+            let pos = out.len();
+            let mut output = OutBuffer::around_pos(out, pos);
+            dctx.decompress_stream(&mut output, &mut input)
+        };
+        match res {
+            Ok(0) => return Ok(true),
+            Ok(_) => {
+                let stalled = (input.pos(), out.len()) == before || input.pos() == frame.len();
+                if stalled && out.len() < out.capacity() {
+                    return Err(ZarrError::Codec("zstd: the frame is truncated".into()));
+                }
+            }
+            Err(code) if is_checksum_mismatch(code) => return Ok(false),
+            Err(code) => return Err(codec_error("cannot decompress", code)),
+        }
+    }
+}
+
+/// The same frame with its content checksum removed: the header flag
+/// cleared and the 4 trailing checksum bytes dropped. Only for the standard
+/// frame format (legacy and skippable frames have no such flag).
+fn without_checksum(frame: &[u8]) -> Option<Vec<u8>> {
+    const MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+    const CHECKSUM_FLAG: u8 = 0x04;
+    if frame.len() < MAGIC.len() + 1 + 4 || frame[..4] != MAGIC || frame[4] & CHECKSUM_FLAG == 0 {
+        return None;
+    }
+    let mut v = frame[..frame.len() - 4].to_vec();
+    v[4] &= !CHECKSUM_FLAG;
+    Some(v)
+}
+
+/// Decodes one frame onto `out`; false when its checksum did not match, in
+/// which case `out` still gets the frame's data, decoded without the check,
+/// so that a lenient reader can go on with a warning.
+fn decode_frame(frame: &[u8], out: &mut Vec<u8>, limit: Option<usize>) -> Result<bool> {
+    let start = out.len();
+    if stream_frame(frame, out, limit)? {
+        return Ok(true);
+    }
+    out.truncate(start);
+    let unchecked = without_checksum(frame).ok_or_else(|| {
+        ZarrError::Codec("zstd: checksum mismatch in a frame that cannot be read unchecked".into())
+    })?;
+    stream_frame(&unchecked, out, limit)?;
+    Ok(false)
+}
+
+/// The slow, thorough path: frame by frame. Returns the data and how many
+/// frames failed their checksum.
+fn stream_decode(input: &[u8], limit: Option<usize>) -> Result<(Vec<u8>, usize)> {
+    let mut out = Vec::new();
+    match limit {
+        Some(n) => out.reserve_exact(n),
+        None => {
+            // A header can claim any size; a failed reservation of a bogus
+            // one just means growing as we go.
+            if let Ok(Some(size)) = zstd_safe::get_frame_content_size(input) {
+                let _ = usize::try_from(size).map(|s| out.try_reserve_exact(s));
+            }
+        }
+    }
+    let mut bad_frames = 0;
+    let mut rest = input;
+    while !rest.is_empty() {
+        let len = zstd_safe::find_frame_compressed_size(rest)
+            .map_err(|code| codec_error("not a complete zstd frame", code))?
+            .min(rest.len());
+        if len == 0 {
+            return Err(ZarrError::Codec("zstd: empty frame".into()));
+        }
+        let (frame, tail) = rest.split_at(len);
+        if !decode_frame(frame, &mut out, limit)? {
+            bad_frames += 1;
+        }
+        rest = tail;
+    }
+    Ok((out, bad_frames))
+}
+
 impl BytesToBytes for Zstd {
-    fn name(&self) -> &'static str { "zstd" }
-    fn encode(&self, _i: Vec<u8>) -> Result<Vec<u8>> { todo!() }
-    fn decode(&self, _i: Vec<u8>, _n: Option<usize>, _c: &CodecContext) -> Result<Vec<u8>> { todo!() }
-    fn to_json(&self) -> Value { todo!() }
+    fn name(&self) -> &'static str {
+        "zstd"
+    }
+
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+        let fail = |e: std::io::Error| ZarrError::Codec(format!("zstd: compression failed: {e}"));
+        let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
+        c.set_parameter(CParameter::ChecksumFlag(self.checksum))
+            .map_err(fail)?;
+        // The one-shot compressor records the content size in the frame
+        // header, which lets other readers allocate once too.
+        c.compress(&input).map_err(fail)
+    }
+
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        if input.is_empty() {
+            return Err(ZarrError::Codec(
+                "zstd: no data (an empty chunk is not a zstd frame)".into(),
+            ));
+        }
+        // Fast path. Any failure is retried by the streaming decoder, which
+        // then reports what exactly is wrong.
+        match decoded_len {
+            Some(n) => {
+                if let Ok(out) = zstd::bulk::decompress(&input, n) {
+                    return Ok(out);
+                }
+            }
+            None => {
+                if let Ok(Some(size)) = zstd_safe::get_frame_content_size(&input) {
+                    let mut out = Vec::new();
+                    let fits =
+                        usize::try_from(size).is_ok_and(|s| out.try_reserve_exact(s).is_ok());
+                    if fits {
+                        if let Ok(mut d) = zstd::bulk::Decompressor::new() {
+                            if d.decompress_to_buffer(&input, &mut out).is_ok() {
+                                return Ok(out);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (out, bad_frames) = stream_decode(&input, decoded_len)?;
+        if bad_frames > 0 {
+            let msg = format!(
+                "zstd checksum mismatch in {}: {bad_frames} frame(s) do not match their stored content checksum",
+                ctx.what
+            );
+            if ctx.strict_checksums {
+                return Err(ZarrError::Checksum(msg));
+            }
+            ctx.warnings.push(msg);
+        }
+        Ok(out)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"name": "zstd", "configuration": {"level": self.level, "checksum": self.checksum}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Warnings;
+    use super::*;
+
+    fn ctx(w: &Warnings, strict: bool) -> CodecContext<'_> {
+        CodecContext {
+            strict_checksums: strict,
+            warnings: w,
+            what: "array '/z' chunk 'c/1'",
+        }
+    }
+
+    fn zstd(level: i64, checksum: bool) -> Zstd {
+        Zstd::from_config(
+            json!({"level": level, "checksum": checksum})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap()
+    }
+
+    fn doubles() -> Vec<u8> {
+        (0..10_000u32)
+            .flat_map(|i| (f64::from(i % 500) * 0.25).to_le_bytes())
+            .collect()
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// A frame without the content size in its header, as streaming writers make.
+    fn frame_without_size(data: &[u8], checksum: bool) -> Vec<u8> {
+        let mut c = zstd_safe::CCtx::create();
+        c.set_parameter(CParameter::ContentSizeFlag(false)).unwrap();
+        c.set_parameter(CParameter::ChecksumFlag(checksum)).unwrap();
+        let mut out = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
+        c.compress2(&mut out, data).unwrap();
+        assert!(matches!(zstd_safe::get_frame_content_size(&out), Ok(None)));
+        out
+    }
+
+    #[test]
+    fn round_trips_at_several_levels() {
+        let w = Warnings::default();
+        let data = doubles();
+        for (level, checksum) in [
+            (-5, false),
+            (0, false),
+            (1, true),
+            (3, false),
+            (19, true),
+            (22, false),
+        ] {
+            let c = zstd(level, checksum);
+            let enc = c.encode(data.clone()).unwrap();
+            assert!(
+                enc.len() < data.len() / 4,
+                "level {level}: {} bytes",
+                enc.len()
+            );
+            assert_eq!(
+                zstd_safe::get_frame_content_size(&enc).ok(),
+                Some(Some(data.len() as u64))
+            );
+            assert!(
+                c.decode(enc.clone(), Some(data.len()), &ctx(&w, true))
+                    .unwrap()
+                    == data
+            );
+            assert!(c.decode(enc, None, &ctx(&w, true)).unwrap() == data);
+        }
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn round_trips_empty_input() {
+        let w = Warnings::default();
+        let enc = zstd(3, true).encode(Vec::new()).unwrap();
+        assert_eq!(
+            zstd(3, true)
+                .decode(enc.clone(), Some(0), &ctx(&w, true))
+                .unwrap(),
+            Vec::<u8>::new()
+        );
+        assert_eq!(
+            zstd(3, true).decode(enc, None, &ctx(&w, true)).unwrap(),
+            Vec::<u8>::new()
+        );
+    }
+
+    #[test]
+    fn the_checksum_flag_is_written() {
+        let data = doubles();
+        let plain = zstd(3, false).encode(data.clone()).unwrap();
+        let summed = zstd(3, true).encode(data).unwrap();
+        assert_eq!(summed.len(), plain.len() + 4);
+        assert_eq!(
+            summed[4] & 0x04,
+            0x04,
+            "Content_Checksum_flag of the frame header"
+        );
+        assert_eq!(plain[4] & 0x04, 0);
+    }
+
+    #[test]
+    fn decodes_frames_without_content_size() {
+        let w = Warnings::default();
+        let data = doubles();
+        for checksum in [false, true] {
+            let enc = frame_without_size(&data, checksum);
+            assert!(
+                zstd(1, false)
+                    .decode(enc.clone(), Some(data.len()), &ctx(&w, true))
+                    .unwrap()
+                    == data
+            );
+            assert!(zstd(1, false).decode(enc, None, &ctx(&w, true)).unwrap() == data);
+        }
+    }
+
+    #[test]
+    fn decodes_bytes_from_other_writers() {
+        let w = Warnings::default();
+        let hello = b"hello zarr\n".to_vec();
+        // numcodecs.Zstd(level=3) and Zstd(level=3, checksum=True): content size in the header.
+        let numcodecs = unhex("28b52ffd200b59000068656c6c6f207a6172720a");
+        let numcodecs_summed = unhex("28b52ffd240b59000068656c6c6f207a6172720a82e90f20");
+        // The zstd 1.5 command line reading a pipe: no content size, with and without checksum.
+        let cli_summed = unhex("28b52ffd045859000068656c6c6f207a6172720a82e90f20");
+        let cli = unhex("28b52ffd005859000068656c6c6f207a6172720a");
+        for known in [numcodecs, numcodecs_summed, cli_summed, cli] {
+            assert_eq!(
+                zstd(3, false)
+                    .decode(known.clone(), Some(11), &ctx(&w, true))
+                    .unwrap(),
+                hello
+            );
+            assert_eq!(
+                zstd(3, false).decode(known, None, &ctx(&w, true)).unwrap(),
+                hello
+            );
+        }
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn decodes_concatenated_frames() {
+        let w = Warnings::default();
+        let mut enc = zstd(3, true).encode(b"first ".to_vec()).unwrap();
+        enc.extend(frame_without_size(b"second", false));
+        assert_eq!(
+            zstd(3, false)
+                .decode(enc.clone(), Some(12), &ctx(&w, true))
+                .unwrap(),
+            b"first second"
+        );
+        assert_eq!(
+            zstd(3, false).decode(enc, None, &ctx(&w, true)).unwrap(),
+            b"first second"
+        );
+    }
+
+    /// Flip a bit of the stored checksum: the content is intact, the frame is not.
+    fn with_bad_checksum(data: &[u8]) -> Vec<u8> {
+        let mut enc = zstd(3, true).encode(data.to_vec()).unwrap();
+        let n = enc.len();
+        enc[n - 2] ^= 0x10;
+        enc
+    }
+
+    #[test]
+    fn checksum_mismatch_is_a_warning_by_default() {
+        let w = Warnings::default();
+        let data = doubles();
+        for hint in [Some(data.len()), None] {
+            let dec = zstd(3, true)
+                .decode(with_bad_checksum(&data), hint, &ctx(&w, false))
+                .unwrap();
+            assert!(dec == data);
+            let msgs = w.take();
+            assert_eq!(msgs.len(), 1);
+            assert!(
+                msgs[0].contains("array '/z' chunk 'c/1'") && msgs[0].contains("zstd"),
+                "{}",
+                msgs[0]
+            );
+        }
+    }
+
+    #[test]
+    fn checksum_mismatch_is_an_error_when_strict() {
+        let w = Warnings::default();
+        let data = doubles();
+        for hint in [Some(data.len()), None] {
+            let e = zstd(3, true)
+                .decode(with_bad_checksum(&data), hint, &ctx(&w, true))
+                .unwrap_err();
+            assert_eq!(e.kind(), "checksum");
+            assert!(e.message().contains("array '/z' chunk 'c/1'"));
+        }
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn garbage_is_a_codec_error() {
+        let w = Warnings::default();
+        let garbage = [
+            vec![],
+            vec![0x28],
+            b"definitely not zstd".to_vec(),
+            unhex("28b52ffd"),
+            unhex("28b52ffd200b590000ffffffffffffffffffffffff"),
+            // A header claiming 2^60 bytes of content.
+            unhex("28b52ffde0000000000000001001000000"),
+        ];
+        for g in garbage {
+            for hint in [Some(80_000), None] {
+                let e = zstd(3, false)
+                    .decode(g.clone(), hint, &ctx(&w, false))
+                    .unwrap_err();
+                assert_eq!(e.kind(), "codec", "{g:02x?}");
+                assert!(e.message().contains("zstd"), "{}", e.message());
+            }
+        }
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn truncated_frames_are_codec_errors() {
+        let w = Warnings::default();
+        let data = doubles();
+        for enc in [
+            zstd(3, true).encode(data.clone()).unwrap(),
+            frame_without_size(&data, false),
+        ] {
+            for cut in [enc.len() - 1, enc.len() - 4, enc.len() / 2, 6] {
+                for hint in [Some(data.len()), None] {
+                    let e = zstd(3, false)
+                        .decode(enc[..cut].to_vec(), hint, &ctx(&w, false))
+                        .unwrap_err();
+                    assert_eq!(e.kind(), "codec", "cut at {cut} of {}", enc.len());
+                }
+            }
+        }
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn output_beyond_the_expected_size_is_refused() {
+        let w = Warnings::default();
+        for enc in [
+            zstd(3, false).encode(vec![7u8; 1 << 20]).unwrap(),
+            frame_without_size(&[7u8; 1 << 20], false),
+        ] {
+            let e = zstd(3, false)
+                .decode(enc, Some(1000), &ctx(&w, false))
+                .unwrap_err();
+            assert_eq!(e.kind(), "codec");
+        }
+    }
+
+    #[test]
+    fn invalid_configs_are_refused() {
+        let bad = [
+            json!({}),
+            json!({"level": 23}),
+            json!({"level": -131073}),
+            json!({"level": 2.5}),
+            json!({"level": "3"}),
+            json!({"level": 3, "checksum": 1}),
+            json!({"level": 3, "checksum": "yes"}),
+        ];
+        for cfg in bad {
+            let e = Zstd::from_config(cfg.as_object().unwrap()).unwrap_err();
+            assert_eq!(e.kind(), "metadata", "{cfg}");
+            assert!(e.message().contains("zstd"));
+        }
+        let c = Zstd::from_config(json!({"level": -131072}).as_object().unwrap()).unwrap();
+        assert_eq!(
+            c,
+            Zstd {
+                level: -131072,
+                checksum: false
+            }
+        );
+    }
+
+    #[test]
+    fn writes_both_members() {
+        assert_eq!(
+            zstd(-3, false).to_json(),
+            json!({"name": "zstd", "configuration": {"level": -3, "checksum": false}})
+        );
+        assert_eq!(
+            zstd(5, true).to_json(),
+            json!({"name": "zstd", "configuration": {"level": 5, "checksum": true}})
+        );
+    }
 }

@@ -1,22 +1,552 @@
-// placeholder: filled in by the store work
+//! The file system store: stores/filesystem spec, version 1.0
+//! (v3-stores-filesystem.rst, filesystem-store-spec.md). A key's "/"
+//! segments are path components below the root folder; a value is the
+//! content of that file.
+
 use super::*;
-use std::path::PathBuf;
-pub struct FsStore { pub root: PathBuf, pub read_only: bool }
-impl FsStore {
-    /// Open a store rooted at `root`; `create` makes the folder if missing,
-    /// otherwise a missing folder is a NotFound error.
-    pub fn open(_root: &str, _read_only: bool, _create: bool) -> Result<FsStore> { todo!() }
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Names of files that `set` writes before renaming them into place. The
+/// leading "." keeps them out of the way of tools; listings skip them so a
+/// reader never sees a half-written value as a key. It is not a plain "."
+/// because Zarr v2 keys (".zarray", ".zattrs") start with one.
+const TEMP_PREFIX: &str = ".tmp-zarr-";
+
+/// Process-wide, so pid + counter names a temporary file uniquely on the
+/// machine whichever thread writes.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+#[derive(Debug)]
+pub struct FsStore {
+    root: PathBuf,
+    read_only: bool,
 }
+
+impl FsStore {
+    /// Open a store rooted at `root` (a path or a `file://` URI); `create`
+    /// makes the folder if missing, otherwise a missing folder is a NotFound
+    /// error.
+    pub fn open(root: &str, read_only: bool, create: bool) -> Result<FsStore> {
+        let given = root_path(root)?;
+        // Absolute, so a later change of R's working directory (setwd) does
+        // not move the store. (std::path::absolute needs Rust 1.79; the
+        // package supports 1.70.)
+        let root = if given.is_absolute() {
+            given
+        } else {
+            let cwd = std::env::current_dir().map_err(|e| {
+                ZarrError::Io(format!(
+                    "cannot resolve store root '{}': {e}",
+                    given.display()
+                ))
+            })?;
+            cwd.join(
+                given
+                    .components()
+                    .filter(|c| *c != Component::CurDir)
+                    .collect::<PathBuf>(),
+            )
+        };
+        match fs::metadata(&root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(ZarrError::Io(format!(
+                    "store root '{}' is a file, not a folder",
+                    root.display()
+                )))
+            }
+            Err(e) if is_missing(&e) && create && !read_only => {
+                fs::create_dir_all(&root).map_err(|e| {
+                    ZarrError::Io(format!(
+                        "cannot create store root '{}': {e}",
+                        root.display()
+                    ))
+                })?;
+            }
+            Err(e) if is_missing(&e) && create => {
+                return Err(ZarrError::ReadOnly(format!(
+                    "cannot create store root '{}': the store is opened read-only",
+                    root.display()
+                )))
+            }
+            Err(e) if is_missing(&e) => {
+                return Err(ZarrError::NotFound(format!(
+                    "store root '{}' does not exist",
+                    root.display()
+                )))
+            }
+            Err(e) => {
+                return Err(ZarrError::Io(format!(
+                    "cannot open store root '{}': {e}",
+                    root.display()
+                )))
+            }
+        }
+        Ok(FsStore { root, read_only })
+    }
+
+    /// The absolute root folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path of `key`; the key must already be valid.
+    fn key_path(&self, key: &str) -> Result<PathBuf> {
+        let mut path = self.root.clone();
+        for seg in key.split('/') {
+            check_segment(key, seg)?;
+            path.push(seg);
+        }
+        Ok(path)
+    }
+
+    /// The folder of a prefix ("" or ending in "/") and the start of the
+    /// names in it that match (empty when the prefix ends in "/").
+    fn prefix_path<'a>(&self, prefix: &'a str) -> Result<(PathBuf, &'a str)> {
+        let (dir, name) = match prefix.rfind('/') {
+            Some(i) => (&prefix[..i], &prefix[i + 1..]),
+            None => ("", prefix),
+        };
+        let path = if dir.is_empty() {
+            self.root.clone()
+        } else {
+            self.key_path(dir)?
+        };
+        if !name.is_empty() {
+            check_segment(prefix, name)?;
+        }
+        Ok((path, name))
+    }
+
+    fn io_error(&self, what: &str, key: &str, path: &Path, e: io::Error) -> ZarrError {
+        ZarrError::Io(format!("cannot {what} '{key}' ({}): {e}", path.display()))
+    }
+
+    fn check_writable(&self, what: &str, key: &str) -> Result<()> {
+        if self.read_only {
+            return Err(ZarrError::ReadOnly(format!(
+                "cannot {what} '{key}': {} is read-only",
+                self.describe()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Read the bytes of `range` from the file, seeking past the rest so a
+    /// shard index or inner chunk costs only its own bytes.
+    fn read_range(
+        &self,
+        key: &str,
+        path: &Path,
+        mut file: File,
+        len: u64,
+        range: ByteRange,
+    ) -> Result<Vec<u8>> {
+        let (start, end) = resolve_range(key, len, range)?;
+        let err = |e| self.io_error("read", key, path, e);
+        let n = usize::try_from(end - start).map_err(|_| {
+            ZarrError::Io(format!(
+                "cannot read '{key}': {} bytes do not fit in memory",
+                end - start
+            ))
+        })?;
+        if range == ByteRange::All {
+            // read_to_end rather than read_exact: the length is only a hint.
+            let mut buf = Vec::with_capacity(n);
+            file.read_to_end(&mut buf).map_err(err)?;
+            return Ok(buf);
+        }
+        let mut buf = vec![0u8; n];
+        if n > 0 {
+            file.seek(SeekFrom::Start(start)).map_err(err)?;
+            file.read_exact(&mut buf).map_err(err)?;
+        }
+        Ok(buf)
+    }
+
+    /// Write `value` to a temporary file beside `path`, then rename it over
+    /// `path`, so readers (and other writers) see the old or the new value,
+    /// never a partial one.
+    fn write_atomic(&self, key: &str, path: &Path, value: &[u8]) -> Result<()> {
+        let dir = path.parent().unwrap_or(&self.root);
+        fs::create_dir_all(dir).map_err(|e| self.io_error("create the folder of", key, dir, e))?;
+        let (tmp, mut file) = loop {
+            let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let tmp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
+            // create_new: a stale file of a dead process with the same pid
+            // must not be shared, so try the next name.
+            match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(self.io_error("write", key, &tmp, e)),
+            }
+        };
+        // No fsync: it would cost every chunk write a disk flush, and the
+        // rename already guarantees readers never see a torn value.
+        let written = file.write_all(value);
+        // Closed before the rename or removal, which Windows needs.
+        drop(file);
+        let written = written.and_then(|_| rename_replacing(&tmp, path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(self.io_error("write", key, path, e));
+        }
+        Ok(())
+    }
+
+    /// Append the keys of every file below `dir` (whose key prefix is
+    /// `prefix`) to `out`.
+    fn walk(&self, dir: &Path, prefix: &str, only: &str, out: &mut Vec<String>) -> Result<()> {
+        for (name, kind) in self.read_dir(dir, prefix)? {
+            if !name.starts_with(only) {
+                continue;
+            }
+            match kind {
+                Kind::File => out.push(format!("{prefix}{name}")),
+                Kind::Dir => self.walk(&dir.join(&name), &format!("{prefix}{name}/"), "", out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The entries of `dir` that can be keys or prefixes; a missing folder
+    /// has none.
+    fn read_dir(&self, dir: &Path, prefix: &str) -> Result<Vec<(String, Kind)>> {
+        let err = |e| self.io_error("list", prefix, dir, e);
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if is_missing(&e) => return Ok(Vec::new()),
+            Err(e) => return Err(err(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                // Removed by someone else while we list.
+                Err(e) if is_missing(&e) => continue,
+                Err(e) => return Err(err(e)),
+            };
+            // A name that is not UTF-8 or not a valid key segment cannot be
+            // asked for by key, so it is not part of the store.
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if validate_key(&name).is_err() || check_segment(&name, &name).is_err() {
+                continue;
+            }
+            let file_type = match entry.file_type() {
+                Ok(t) => t,
+                Err(e) if is_missing(&e) => continue,
+                Err(e) => return Err(err(e)),
+            };
+            let kind = if file_type.is_file() {
+                Kind::File
+            } else if file_type.is_dir() {
+                Kind::Dir
+            } else if file_type.is_symlink() {
+                // A link to a file is a key (get follows it); links to
+                // folders are not followed, as they could form a cycle.
+                match fs::metadata(entry.path()) {
+                    Ok(m) if m.is_file() => Kind::File,
+                    _ => continue,
+                }
+            } else {
+                continue;
+            };
+            out.push((name, kind));
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+}
+
+/// Turn the `root` argument into a path: `file://` URIs (RFC 8089, the
+/// canonical URI of this store) are percent-decoded, anything else is a path.
+fn root_path(root: &str) -> Result<PathBuf> {
+    let bad = |why: &str| {
+        Err(ZarrError::InvalidKey(format!(
+            "invalid store root '{}': {why}",
+            root.escape_debug()
+        )))
+    };
+    if root.is_empty() {
+        return bad("empty path");
+    }
+    if root.contains('\0') {
+        return bad("NUL characters are not allowed");
+    }
+    let Some(rest) = root
+        .get(..5)
+        .filter(|s| s.eq_ignore_ascii_case("file:"))
+        .map(|_| &root[5..])
+    else {
+        return Ok(PathBuf::from(root));
+    };
+    let path = if let Some(authority_path) = rest.strip_prefix("//") {
+        let (host, path) = match authority_path.find('/') {
+            Some(i) => authority_path.split_at(i),
+            None => (authority_path, ""),
+        };
+        if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+            return Err(ZarrError::Unsupported(format!(
+                "file URI '{root}' names the remote host '{host}'; only local files are supported"
+            )));
+        }
+        path
+    } else {
+        rest
+    };
+    if !path.starts_with('/') {
+        return bad("a file URI needs an absolute path");
+    }
+    let decoded = match percent_decode(path) {
+        Some(d) => d,
+        None => return bad("malformed percent-encoding or not UTF-8"),
+    };
+    if decoded.contains('\0') {
+        return bad("NUL characters are not allowed");
+    }
+    // "file:///C:/data" is the drive path "C:/data" on Windows.
+    #[cfg(windows)]
+    let decoded = {
+        let b = decoded.as_bytes();
+        if b.len() >= 3 && b[1].is_ascii_alphabetic() && b[2] == b':' {
+            decoded[1..].to_string()
+        } else {
+            decoded
+        }
+    };
+    Ok(PathBuf::from(decoded))
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            // from_str_radix alone would take a sign: "%+1".
+            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// validate_key already refuses "..", "/" and "\\"; this also refuses what
+/// the platform would read as more than one plain name (a drive "C:" or an
+/// alternate data stream on Windows), and the names of temporary files.
+fn check_segment(key: &str, seg: &str) -> Result<()> {
+    let bad = |why: &str| {
+        Err(ZarrError::InvalidKey(format!(
+            "invalid key '{}': {why}",
+            key.escape_debug()
+        )))
+    };
+    if seg.starts_with(TEMP_PREFIX) {
+        return bad(&format!(
+            "names starting with '{TEMP_PREFIX}' are reserved for temporary files"
+        ));
+    }
+    if cfg!(windows) && seg.contains(':') {
+        return bad("':' is not allowed in a file name");
+    }
+    let mut parts = Path::new(seg).components();
+    match (parts.next(), parts.next()) {
+        (Some(Component::Normal(c)), None) if c == seg => Ok(()),
+        _ => bad("not a plain file name"),
+    }
+}
+
+/// The file (or a folder on its path) is not there. A file where a folder
+/// should be is ENOTDIR (20 on Linux, macOS, the BSDs and Solaris) or
+/// ERROR_DIRECTORY (267) on Windows; ErrorKind::NotADirectory names it only
+/// from Rust 1.83, and the package supports 1.70.
+fn is_missing(e: &io::Error) -> bool {
+    const NOT_A_DIRECTORY: i32 = if cfg!(windows) { 267 } else { 20 };
+    e.kind() == ErrorKind::NotFound || e.raw_os_error() == Some(NOT_A_DIRECTORY)
+}
+
+#[cfg(not(windows))]
+fn rename_replacing(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)
+}
+
+/// Windows refuses a rename over a file another thread is renaming or
+/// holds open without delete sharing, for a moment; retry briefly.
+#[cfg(windows)]
+fn rename_replacing(from: &Path, to: &Path) -> io::Result<()> {
+    let mut attempt = 0;
+    loop {
+        match fs::rename(from, to) {
+            Err(e) if e.kind() == ErrorKind::PermissionDenied && attempt < 20 && !to.is_dir() => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5 * attempt));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl Store for FsStore {
-    fn get(&self, _k: &str, _r: ByteRange) -> Result<Option<Vec<u8>>> { todo!() }
-    fn set(&self, _k: &str, _v: &[u8]) -> Result<()> { todo!() }
-    fn erase(&self, _k: &str) -> Result<()> { todo!() }
-    fn erase_prefix(&self, _p: &str) -> Result<()> { todo!() }
-    fn list(&self) -> Result<Vec<String>> { todo!() }
-    fn list_prefix(&self, _p: &str) -> Result<Vec<String>> { todo!() }
-    fn list_dir(&self, _p: &str) -> Result<DirListing> { todo!() }
-    fn exists(&self, _k: &str) -> Result<bool> { todo!() }
-    fn size(&self, _k: &str) -> Result<Option<u64>> { todo!() }
-    fn read_only(&self) -> bool { self.read_only }
-    fn describe(&self) -> String { todo!() }
+    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        validate_key(key)?;
+        let path = self.key_path(key)?;
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if is_missing(&e) => return Ok(None),
+            // Windows cannot open a folder as a file; a folder is no key.
+            Err(_) if path.is_dir() => return Ok(None),
+            Err(e) => return Err(self.io_error("read", key, &path, e)),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| self.io_error("read", key, &path, e))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        self.read_range(key, &path, file, meta.len(), range)
+            .map(Some)
+    }
+
+    fn set(&self, key: &str, value: &[u8]) -> Result<()> {
+        validate_key(key)?;
+        let path = self.key_path(key)?;
+        self.check_writable("write", key)?;
+        self.write_atomic(key, &path, value)
+    }
+
+    fn erase(&self, key: &str) -> Result<()> {
+        validate_key(key)?;
+        let path = self.key_path(key)?;
+        self.check_writable("erase", key)?;
+        // Empty parent folders are kept: removing them could race with a
+        // concurrent set that has just created them.
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if is_missing(&e) => Ok(()),
+            // A folder is not a key, so there is nothing to erase.
+            Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) => Ok(()),
+            Err(e) => Err(self.io_error("erase", key, &path, e)),
+        }
+    }
+
+    fn erase_prefix(&self, prefix: &str) -> Result<()> {
+        validate_prefix(prefix)?;
+        let (dir, name) = self.prefix_path(prefix)?;
+        self.check_writable("erase prefix", prefix)?;
+        let remove = |path: &Path, is_dir: bool| {
+            let r = if is_dir {
+                fs::remove_dir_all(path)
+            } else {
+                fs::remove_file(path)
+            };
+            match r {
+                Err(e) if !is_missing(&e) => Err(self.io_error("erase prefix", prefix, path, e)),
+                _ => Ok(()),
+            }
+        };
+        if name.is_empty() && dir != self.root {
+            // "a/b/": the whole folder goes (a file "a/b" is not below it).
+            return match fs::symlink_metadata(&dir) {
+                Ok(m) if m.is_dir() => remove(&dir, true),
+                _ => Ok(()),
+            };
+        }
+        // "" (everything inside, not the root itself) or "a/b" (every entry
+        // of "a" whose name starts with "b").
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if is_missing(&e) => return Ok(()),
+            Err(e) => return Err(self.io_error("erase prefix", prefix, &dir, e)),
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) if is_missing(&e) => continue,
+                Err(e) => return Err(self.io_error("erase prefix", prefix, &dir, e)),
+            };
+            let entry_name = entry.file_name();
+            if !entry_name.to_str().is_some_and(|n| n.starts_with(name)) {
+                continue;
+            }
+            // file_type does not follow links, so a link to a folder
+            // outside the store is unlinked, not emptied.
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            remove(&entry.path(), is_dir)?;
+        }
+        Ok(())
+    }
+
+    fn list(&self) -> Result<Vec<String>> {
+        self.list_prefix("")
+    }
+
+    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
+        validate_prefix(prefix)?;
+        let (dir, name) = self.prefix_path(prefix)?;
+        let mut keys = Vec::new();
+        self.walk(&dir, &prefix[..prefix.len() - name.len()], name, &mut keys)?;
+        keys.sort_unstable();
+        Ok(keys)
+    }
+
+    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
+        validate_prefix(prefix)?;
+        // "a" lists the folder "a", as "a/" does.
+        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
+            prefix.to_string()
+        } else {
+            format!("{prefix}/")
+        };
+        let (dir, _) = self.prefix_path(&prefix)?;
+        let mut listing = DirListing::default();
+        for (name, kind) in self.read_dir(&dir, &prefix)? {
+            match kind {
+                Kind::File => listing.keys.push(format!("{prefix}{name}")),
+                Kind::Dir => listing.prefixes.push(format!("{prefix}{name}/")),
+            }
+        }
+        listing.keys.sort_unstable();
+        listing.prefixes.sort_unstable();
+        Ok(listing)
+    }
+
+    fn exists(&self, key: &str) -> Result<bool> {
+        Ok(self.size(key)?.is_some())
+    }
+
+    fn size(&self, key: &str) -> Result<Option<u64>> {
+        validate_key(key)?;
+        let path = self.key_path(key)?;
+        match fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Some(m.len())),
+            Ok(_) => Ok(None),
+            Err(e) if is_missing(&e) => Ok(None),
+            Err(e) => Err(self.io_error("read", key, &path, e)),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn describe(&self) -> String {
+        format!("local store at {}", self.root.display())
+    }
 }

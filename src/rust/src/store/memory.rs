@@ -1,20 +1,168 @@
-// placeholder: filled in by the store work
-use super::*;
+//! An in-memory store: the abstract store interface of v3-core.rst
+//! ("Abstract store interface") over a sorted map, for tests and scratch
+//! arrays. Values are shared (`Arc`) so a read holds the lock only for a
+//! lookup, not for the copy.
 
-pub struct MemoryStore { pub read_only: bool }
-impl MemoryStore {
-    pub fn new(_read_only: bool) -> Result<MemoryStore> { todo!() }
+use super::*;
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+type Map = BTreeMap<String, Arc<Vec<u8>>>;
+
+pub struct MemoryStore {
+    map: RwLock<Map>,
+    read_only: bool,
 }
+
+impl MemoryStore {
+    pub fn new(read_only: bool) -> MemoryStore {
+        MemoryStore {
+            map: RwLock::new(BTreeMap::new()),
+            read_only,
+        }
+    }
+
+    /// The same keys and values, refusing writes from now on (a read-only
+    /// store made by `new` would be empty forever).
+    pub fn into_read_only(self) -> MemoryStore {
+        MemoryStore {
+            map: self.map,
+            read_only: true,
+        }
+    }
+
+    // No operation panics half-way through a change of the map, so a
+    // poisoned lock still guards a consistent map and can be used.
+    fn read(&self) -> RwLockReadGuard<'_, Map> {
+        self.map.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Map> {
+        self.map.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn check_writable(&self, what: &str, key: &str) -> Result<()> {
+        if self.read_only {
+            return Err(ZarrError::ReadOnly(format!(
+                "cannot {what} '{key}': the memory store is read-only"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The keys starting with `prefix`, in order.
+    fn keys_from<'a>(map: &'a Map, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+        map.range::<str, _>((
+            std::ops::Bound::Included(prefix),
+            std::ops::Bound::Unbounded,
+        ))
+        .map(|(k, _)| k)
+        .take_while(move |k| k.starts_with(prefix))
+    }
+}
+
+// By hand: a derived Debug would print every value.
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("keys", &self.read().len())
+            .field("read_only", &self.read_only)
+            .finish()
+    }
+}
+
 impl Store for MemoryStore {
-    fn get(&self, _k: &str, _r: ByteRange) -> Result<Option<Vec<u8>>> { todo!() }
-    fn set(&self, _k: &str, _v: &[u8]) -> Result<()> { todo!() }
-    fn erase(&self, _k: &str) -> Result<()> { todo!() }
-    fn erase_prefix(&self, _p: &str) -> Result<()> { todo!() }
-    fn list(&self) -> Result<Vec<String>> { todo!() }
-    fn list_prefix(&self, _p: &str) -> Result<Vec<String>> { todo!() }
-    fn list_dir(&self, _p: &str) -> Result<DirListing> { todo!() }
-    fn exists(&self, _k: &str) -> Result<bool> { todo!() }
-    fn size(&self, _k: &str) -> Result<Option<u64>> { todo!() }
-    fn read_only(&self) -> bool { self.read_only }
-    fn describe(&self) -> String { todo!() }
+    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        validate_key(key)?;
+        let Some(value) = self.read().get(key).cloned() else {
+            return Ok(None);
+        };
+        let (start, end) = resolve_range(key, value.len() as u64, range)?;
+        Ok(Some(value[start as usize..end as usize].to_vec()))
+    }
+
+    fn set(&self, key: &str, value: &[u8]) -> Result<()> {
+        validate_key(key)?;
+        self.check_writable("write", key)?;
+        // Copy before taking the lock, so other threads wait only for the insert.
+        let value = Arc::new(value.to_vec());
+        self.write().insert(key.to_string(), value);
+        Ok(())
+    }
+
+    fn erase(&self, key: &str) -> Result<()> {
+        validate_key(key)?;
+        self.check_writable("erase", key)?;
+        self.write().remove(key);
+        Ok(())
+    }
+
+    fn erase_prefix(&self, prefix: &str) -> Result<()> {
+        validate_prefix(prefix)?;
+        self.check_writable("erase prefix", prefix)?;
+        let mut map = self.write();
+        if prefix.is_empty() {
+            map.clear();
+        } else {
+            let doomed: Vec<String> = Self::keys_from(&map, prefix).cloned().collect();
+            for key in doomed {
+                map.remove(&key);
+            }
+        }
+        Ok(())
+    }
+
+    fn list(&self) -> Result<Vec<String>> {
+        Ok(self.read().keys().cloned().collect())
+    }
+
+    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
+        validate_prefix(prefix)?;
+        let map = self.read();
+        Ok(Self::keys_from(&map, prefix).cloned().collect())
+    }
+
+    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
+        validate_prefix(prefix)?;
+        // "a" lists the folder "a", as "a/" does (and as FsStore does).
+        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
+            prefix.to_string()
+        } else {
+            format!("{prefix}/")
+        };
+        let map = self.read();
+        let mut listing = DirListing::default();
+        for key in Self::keys_from(&map, &prefix) {
+            let rest = &key[prefix.len()..];
+            match rest.find('/') {
+                None => listing.keys.push(key.clone()),
+                Some(i) => {
+                    let sub = &key[..prefix.len() + i + 1];
+                    // Keys sharing a sub-prefix are adjacent in the map.
+                    if listing.prefixes.last().map(String::as_str) != Some(sub) {
+                        listing.prefixes.push(sub.to_string());
+                    }
+                }
+            }
+        }
+        Ok(listing)
+    }
+
+    fn exists(&self, key: &str) -> Result<bool> {
+        validate_key(key)?;
+        Ok(self.read().contains_key(key))
+    }
+
+    fn size(&self, key: &str) -> Result<Option<u64>> {
+        validate_key(key)?;
+        Ok(self.read().get(key).map(|v| v.len() as u64))
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn describe(&self) -> String {
+        "memory store".to_string()
+    }
 }

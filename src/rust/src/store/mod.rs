@@ -116,7 +116,7 @@ pub fn resolve_range(key: &str, len: u64, range: ByteRange) -> Result<(u64, u64)
     match range {
         ByteRange::All => Ok((0, len)),
         ByteRange::Range { offset, length } => {
-            let end = offset.checked_add(length).unwrap_or(u64::MAX);
+            let end = offset.saturating_add(length);
             if end > len {
                 return out_of_bounds(format!("{offset}..{end}"));
             }

@@ -1,1 +1,960 @@
-// placeholder: the shared store test suite every store passes
+//! The shared store test suite: the behaviour v3-core.rst ("Abstract store
+//! interface") asks of every store, written once against `&dyn Store` and
+//! run on each implementation, plus the file system store spec
+//! (v3-stores-filesystem.rst) checks that only make sense on disk.
+
+use super::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Keys no store may accept: each could escape a root folder or is not
+/// portable.
+pub const BAD_KEYS: &[&str] = &[
+    "",
+    "/abs",
+    "/etc/passwd",
+    "..",
+    "../x",
+    "a/../../x",
+    "a/..",
+    ".",
+    "./a",
+    "a/./b",
+    "a//b",
+    "a/",
+    "a\\b",
+    "..\\x",
+    "a\0b",
+];
+
+/// Prefixes no store may accept.
+pub const BAD_PREFIXES: &[&str] = &[
+    "/", "//", "/a/", "../", "a/../", "..", "./", "a//", "a\\b/", "a\0/",
+];
+
+fn get(store: &dyn Store, key: &str) -> Option<Vec<u8>> {
+    store
+        .get(key, ByteRange::All)
+        .unwrap_or_else(|e| panic!("get '{key}': {e}"))
+}
+
+fn set(store: &dyn Store, key: &str, value: &[u8]) {
+    store
+        .set(key, value)
+        .unwrap_or_else(|e| panic!("set '{key}': {e}"));
+}
+
+fn set_all(store: &dyn Store, keys: &[&str]) {
+    for key in keys {
+        set(store, key, key.as_bytes());
+    }
+}
+
+fn strings(keys: &[&str]) -> Vec<String> {
+    keys.iter().map(|k| k.to_string()).collect()
+}
+
+fn sorted(keys: &[&str]) -> Vec<String> {
+    let mut v = strings(keys);
+    v.sort();
+    v
+}
+
+fn listing(keys: &[&str], prefixes: &[&str]) -> DirListing {
+    DirListing {
+        keys: strings(keys),
+        prefixes: strings(prefixes),
+    }
+}
+
+fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: &str, what: &str) -> ZarrError {
+    match r {
+        Err(e) => {
+            assert_eq!(e.kind(), kind, "{what}: wrong error kind: {e}");
+            e
+        }
+        Ok(v) => panic!("{what}: expected a {kind} error, got Ok({v:?})"),
+    }
+}
+
+/// Leave the store as every check expects to find it: empty.
+fn clear(store: &dyn Store) {
+    store.erase_prefix("").unwrap();
+    assert_eq!(
+        store.list().unwrap(),
+        Vec::<String>::new(),
+        "erase_prefix(\"\") left keys"
+    );
+}
+
+/// Run every check on `store`, which must be writable and empty.
+pub fn check_store(store: &dyn Store) {
+    assert!(!store.read_only());
+    assert_eq!(
+        store.list().unwrap(),
+        Vec::<String>::new(),
+        "the suite needs an empty store"
+    );
+    check_round_trip(store);
+    check_missing(store);
+    check_ranges(store);
+    check_erase(store);
+    check_erase_prefix(store);
+    check_list(store);
+    check_list_dir(store);
+    check_exists_and_size(store);
+    check_invalid_keys(store);
+    check_concurrent_writes(store);
+}
+
+pub fn check_round_trip(store: &dyn Store) {
+    set(store, "zarr.json", b"{}");
+    assert_eq!(get(store, "zarr.json").unwrap(), b"{}");
+
+    // A shorter value replaces a longer one entirely (no stale tail).
+    set(store, "a/b", b"a longer first value");
+    set(store, "a/b", b"short");
+    assert_eq!(get(store, "a/b").unwrap(), b"short");
+
+    set(store, "empty", b"");
+    assert_eq!(get(store, "empty").unwrap(), Vec::<u8>::new());
+
+    let bytes: Vec<u8> = (0..=255).cycle().take(100_000).collect();
+    set(store, "g/arr/c/0/1", &bytes);
+    assert_eq!(get(store, "g/arr/c/0/1").unwrap(), bytes);
+
+    // Zarr v2 keys start with "."; keys are case sensitive and Unicode.
+    set(store, "g/.zarray", b"v2");
+    set(store, "Foo", b"upper");
+    set(store, "foo", b"lower");
+    set(store, "donn\u{e9}es/\u{3b1}", b"unicode");
+    assert_eq!(get(store, "g/.zarray").unwrap(), b"v2");
+    assert_eq!(get(store, "donn\u{e9}es/\u{3b1}").unwrap(), b"unicode");
+    if store
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|k| k.eq_ignore_ascii_case("foo"))
+        .count()
+        == 2
+    {
+        // Only stores on case-sensitive file systems can hold both.
+        assert_eq!(get(store, "Foo").unwrap(), b"upper");
+        assert_eq!(get(store, "foo").unwrap(), b"lower");
+    }
+    clear(store);
+}
+
+pub fn check_missing(store: &dyn Store) {
+    assert_eq!(get(store, "nothing"), None);
+    assert_eq!(get(store, "no/such/key"), None);
+    assert_eq!(store.get("nothing", ByteRange::Suffix(4)).unwrap(), None);
+    assert_eq!(
+        store
+            .get(
+                "nothing",
+                ByteRange::Range {
+                    offset: 100,
+                    length: 1
+                }
+            )
+            .unwrap(),
+        None
+    );
+    assert!(!store.exists("nothing").unwrap());
+    assert_eq!(store.size("nothing").unwrap(), None);
+
+    // "d" is only a prefix of "d/x", not a key.
+    set(store, "d/x", b"x");
+    assert_eq!(get(store, "d"), None);
+    assert!(!store.exists("d").unwrap());
+    assert_eq!(store.size("d").unwrap(), None);
+    store.erase("d").unwrap();
+    assert_eq!(
+        get(store, "d/x").unwrap(),
+        b"x",
+        "erasing a prefix-only key removed keys below it"
+    );
+    // Below an existing key there is nothing.
+    assert_eq!(get(store, "d/x/y"), None);
+    assert!(!store.exists("d/x/y").unwrap());
+    assert_eq!(store.size("d/x/y").unwrap(), None);
+    store.erase("d/x/y").unwrap();
+    assert_eq!(store.list_prefix("d/x/").unwrap(), Vec::<String>::new());
+    clear(store);
+}
+
+pub fn check_ranges(store: &dyn Store) {
+    let value: Vec<u8> = (0..100).collect();
+    set(store, "r", &value);
+    let ok = |range: ByteRange, want: &[u8]| {
+        let got = store
+            .get("r", range)
+            .unwrap_or_else(|e| panic!("{range:?}: {e}"));
+        assert_eq!(got.as_deref(), Some(want), "{range:?}");
+    };
+    ok(ByteRange::All, &value);
+    ok(
+        ByteRange::Range {
+            offset: 10,
+            length: 5,
+        },
+        &value[10..15],
+    );
+    ok(
+        ByteRange::Range {
+            offset: 0,
+            length: 100,
+        },
+        &value,
+    );
+    ok(
+        ByteRange::Range {
+            offset: 0,
+            length: 0,
+        },
+        &[],
+    );
+    ok(
+        ByteRange::Range {
+            offset: 95,
+            length: 5,
+        },
+        &value[95..],
+    );
+    ok(
+        ByteRange::Range {
+            offset: 100,
+            length: 0,
+        },
+        &[],
+    );
+    ok(ByteRange::From(0), &value);
+    ok(ByteRange::From(42), &value[42..]);
+    ok(ByteRange::From(100), &[]);
+    ok(ByteRange::Suffix(0), &[]);
+    ok(ByteRange::Suffix(10), &value[90..]);
+    ok(ByteRange::Suffix(100), &value);
+
+    for range in [
+        ByteRange::Range {
+            offset: 96,
+            length: 5,
+        },
+        ByteRange::Range {
+            offset: 101,
+            length: 0,
+        },
+        ByteRange::Range {
+            offset: u64::MAX,
+            length: 2,
+        },
+        ByteRange::Range {
+            offset: 1,
+            length: u64::MAX,
+        },
+        ByteRange::From(101),
+        ByteRange::Suffix(101),
+    ] {
+        let want = resolve_range("r", 100, range).unwrap_err();
+        let got = store.get("r", range).unwrap_err();
+        assert_eq!(got, want, "{range:?}");
+        assert!(got.message().contains("'r'"), "{got}");
+    }
+
+    set(store, "e", b"");
+    assert_eq!(store.get("e", ByteRange::Suffix(0)).unwrap(), Some(vec![]));
+    assert_eq!(store.get("e", ByteRange::From(0)).unwrap(), Some(vec![]));
+    assert!(store.get("e", ByteRange::Suffix(1)).is_err());
+    assert!(store
+        .get(
+            "e",
+            ByteRange::Range {
+                offset: 0,
+                length: 1
+            }
+        )
+        .is_err());
+    clear(store);
+}
+
+pub fn check_erase(store: &dyn Store) {
+    set_all(store, &["a/b", "a/bc", "a/b.json", "x"]);
+    store.erase("a/b").unwrap();
+    assert_eq!(get(store, "a/b"), None);
+    assert!(!store.exists("a/b").unwrap());
+    assert_eq!(store.list().unwrap(), strings(&["a/b.json", "a/bc", "x"]));
+    // Erasing what is not there is not an error, twice over.
+    store.erase("a/b").unwrap();
+    store.erase("never/was").unwrap();
+    store.erase("x").unwrap();
+    assert_eq!(store.list().unwrap(), strings(&["a/b.json", "a/bc"]));
+    // A key can be written again after it was erased.
+    set(store, "a/b", b"again");
+    assert_eq!(get(store, "a/b").unwrap(), b"again");
+    clear(store);
+}
+
+pub fn check_erase_prefix(store: &dyn Store) {
+    let keys = [
+        "a/b",
+        "a/c/d",
+        "a/c/e",
+        "a/c.json",
+        "ab",
+        "a.json",
+        "b/x",
+        "zarr.json",
+    ];
+    set_all(store, &keys);
+    store.erase_prefix("a/c/").unwrap();
+    assert_eq!(
+        store.list().unwrap(),
+        sorted(&["a/b", "a/c.json", "ab", "a.json", "b/x", "zarr.json"])
+    );
+    // "a/" is not "a": "ab" and "a.json" stay.
+    store.erase_prefix("a/").unwrap();
+    assert_eq!(
+        store.list().unwrap(),
+        sorted(&["ab", "a.json", "b/x", "zarr.json"])
+    );
+    store.erase_prefix("missing/").unwrap();
+    store.erase_prefix("a/").unwrap();
+    // A prefix without "/" is a plain string prefix.
+    set_all(store, &["a/b", "a/c/d"]);
+    store.erase_prefix("a").unwrap();
+    assert_eq!(store.list().unwrap(), sorted(&["b/x", "zarr.json"]));
+    // A prefix below a key is empty: nothing goes.
+    store.erase_prefix("zarr.json/").unwrap();
+    assert_eq!(store.list().unwrap(), sorted(&["b/x", "zarr.json"]));
+    store.erase_prefix("").unwrap();
+    assert_eq!(store.list().unwrap(), Vec::<String>::new());
+    // The store still works after being emptied.
+    set(store, "after/clear", b"1");
+    assert_eq!(get(store, "after/clear").unwrap(), b"1");
+    clear(store);
+}
+
+/// Keys whose sorted order is byte order, not path order: "a-b" and "a.b"
+/// sort before "a/...", "B" before "a".
+const TREE: &[&str] = &[
+    "zarr.json",
+    "a/c/1/0",
+    "B",
+    "a/zarr.json",
+    "a/c/0/1",
+    "a-b",
+    "a/b/zarr.json",
+    "ab",
+    "a/c/0/0",
+    "a.b",
+];
+
+pub fn check_list(store: &dyn Store) {
+    assert_eq!(store.list().unwrap(), Vec::<String>::new());
+    set_all(store, TREE);
+    let all = store.list().unwrap();
+    assert_eq!(all, sorted(TREE));
+    assert_eq!(
+        all,
+        strings(&[
+            "B",
+            "a-b",
+            "a.b",
+            "a/b/zarr.json",
+            "a/c/0/0",
+            "a/c/0/1",
+            "a/c/1/0",
+            "a/zarr.json",
+            "ab",
+            "zarr.json"
+        ])
+    );
+    assert_eq!(store.list_prefix("").unwrap(), all);
+    assert_eq!(
+        store.list_prefix("a/").unwrap(),
+        strings(&[
+            "a/b/zarr.json",
+            "a/c/0/0",
+            "a/c/0/1",
+            "a/c/1/0",
+            "a/zarr.json"
+        ])
+    );
+    assert_eq!(
+        store.list_prefix("a/c/0/").unwrap(),
+        strings(&["a/c/0/0", "a/c/0/1"])
+    );
+    assert_eq!(store.list_prefix("missing/").unwrap(), Vec::<String>::new());
+    assert_eq!(store.list_prefix("ab/").unwrap(), Vec::<String>::new());
+    assert_eq!(
+        store.list_prefix("zarr.json/").unwrap(),
+        Vec::<String>::new()
+    );
+    // Without a trailing "/" a prefix matches the start of a name.
+    assert_eq!(
+        store.list_prefix("a").unwrap(),
+        strings(&[
+            "a-b",
+            "a.b",
+            "a/b/zarr.json",
+            "a/c/0/0",
+            "a/c/0/1",
+            "a/c/1/0",
+            "a/zarr.json",
+            "ab"
+        ])
+    );
+    assert_eq!(
+        store.list_prefix("a/c/0").unwrap(),
+        strings(&["a/c/0/0", "a/c/0/1"])
+    );
+    clear(store);
+}
+
+pub fn check_list_dir(store: &dyn Store) {
+    assert_eq!(store.list_dir("").unwrap(), DirListing::default());
+    set_all(store, TREE);
+    assert_eq!(
+        store.list_dir("").unwrap(),
+        listing(&["B", "a-b", "a.b", "ab", "zarr.json"], &["a/"])
+    );
+    assert_eq!(
+        store.list_dir("a/").unwrap(),
+        listing(&["a/zarr.json"], &["a/b/", "a/c/"])
+    );
+    assert_eq!(
+        store.list_dir("a/c/").unwrap(),
+        listing(&[], &["a/c/0/", "a/c/1/"])
+    );
+    assert_eq!(
+        store.list_dir("a/c/0/").unwrap(),
+        listing(&["a/c/0/0", "a/c/0/1"], &[])
+    );
+    assert_eq!(
+        store.list_dir("a/b/").unwrap(),
+        listing(&["a/b/zarr.json"], &[])
+    );
+    assert_eq!(store.list_dir("missing/").unwrap(), DirListing::default());
+    assert_eq!(store.list_dir("a.b/").unwrap(), DirListing::default());
+    // "a" names the same folder as "a/".
+    assert_eq!(store.list_dir("a").unwrap(), store.list_dir("a/").unwrap());
+    clear(store);
+}
+
+pub fn check_exists_and_size(store: &dyn Store) {
+    set(store, "s/zero", b"");
+    set(store, "s/five", b"12345");
+    set(store, "s/big", &vec![7u8; 123_457]);
+    for (key, size) in [("s/zero", 0), ("s/five", 5), ("s/big", 123_457)] {
+        assert!(store.exists(key).unwrap(), "{key}");
+        assert_eq!(store.size(key).unwrap(), Some(size), "{key}");
+    }
+    assert!(!store.exists("s/six").unwrap());
+    assert_eq!(store.size("s/six").unwrap(), None);
+    store.erase("s/five").unwrap();
+    assert!(!store.exists("s/five").unwrap());
+    assert_eq!(store.size("s/five").unwrap(), None);
+    clear(store);
+}
+
+pub fn check_invalid_keys(store: &dyn Store) {
+    set(store, "a/b", b"keep");
+    for &key in BAD_KEYS {
+        let what = |m: &str| format!("{m}({:?})", key);
+        let e = assert_kind(store.get(key, ByteRange::All), "invalid_key", &what("get"));
+        assert!(
+            e.message().contains(&key.escape_debug().to_string()),
+            "message does not name the key: {e}"
+        );
+        assert_kind(
+            store.get(key, ByteRange::Suffix(1)),
+            "invalid_key",
+            &what("get suffix"),
+        );
+        assert_kind(store.set(key, b"x"), "invalid_key", &what("set"));
+        assert_kind(store.erase(key), "invalid_key", &what("erase"));
+        assert_kind(store.exists(key), "invalid_key", &what("exists"));
+        assert_kind(store.size(key), "invalid_key", &what("size"));
+    }
+    for &prefix in BAD_PREFIXES {
+        let what = |m: &str| format!("{m}({:?})", prefix);
+        assert_kind(
+            store.list_prefix(prefix),
+            "invalid_key",
+            &what("list_prefix"),
+        );
+        assert_kind(store.list_dir(prefix), "invalid_key", &what("list_dir"));
+        assert_kind(
+            store.erase_prefix(prefix),
+            "invalid_key",
+            &what("erase_prefix"),
+        );
+    }
+    // Nothing was written or erased by the refused calls.
+    assert_eq!(store.list().unwrap(), strings(&["a/b"]));
+    assert_eq!(get(store, "a/b").unwrap(), b"keep");
+    clear(store);
+}
+
+/// Several threads write their own keys and one shared key: every value
+/// ends up complete, the shared key holds one writer's whole value.
+pub fn check_concurrent_writes(store: &dyn Store) {
+    const THREADS: u8 = 8;
+    const ROUNDS: usize = 25;
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            s.spawn(move || {
+                let value = vec![t; 10_000 + t as usize];
+                for i in 0..ROUNDS {
+                    set(store, "shared", &value);
+                    set(store, &format!("t{t}/{i}"), &value);
+                    let got = get(store, "shared").expect("the shared key vanished");
+                    let first = got[0];
+                    assert_eq!(got, vec![first; 10_000 + first as usize], "torn value");
+                }
+            });
+        }
+    });
+    let got = get(store, "shared").unwrap();
+    assert_eq!(got, vec![got[0]; 10_000 + got[0] as usize]);
+    assert_eq!(store.list().unwrap().len(), THREADS as usize * ROUNDS + 1);
+    for t in 0..THREADS {
+        assert_eq!(
+            get(store, &format!("t{t}/{}", ROUNDS - 1)).unwrap(),
+            vec![t; 10_000 + t as usize]
+        );
+    }
+    clear(store);
+}
+
+/// `store` is read-only and holds `key` with `value`: reads work, every
+/// write is refused and changes nothing.
+pub fn check_read_only(store: &dyn Store, key: &str, value: &[u8]) {
+    assert!(store.read_only());
+    assert_eq!(get(store, key).unwrap(), value);
+    let before = store.list().unwrap();
+    let e = assert_kind(store.set(key, b"changed"), "read_only", "set");
+    assert!(
+        e.message().contains(key),
+        "message does not name the key: {e}"
+    );
+    assert_kind(store.set("new/key", b"x"), "read_only", "set new");
+    assert_kind(store.erase(key), "read_only", "erase");
+    assert_kind(store.erase("not/there"), "read_only", "erase missing");
+    assert_kind(store.erase_prefix(""), "read_only", "erase_prefix all");
+    assert_kind(store.erase_prefix("a/"), "read_only", "erase_prefix");
+    // Keys are still checked first.
+    assert_kind(store.set("../x", b"x"), "invalid_key", "set bad key");
+    assert_eq!(get(store, key).unwrap(), value);
+    assert_eq!(store.list().unwrap(), before);
+    assert!(store.exists(key).unwrap());
+    assert_eq!(store.size(key).unwrap(), Some(value.len() as u64));
+}
+
+// --- memory store ----------------------------------------------------------
+
+#[test]
+fn memory_store_passes_the_suite() {
+    let store = MemoryStore::new(false);
+    check_store(&store);
+    assert_eq!(store.describe(), "memory store");
+}
+
+#[test]
+fn memory_store_read_only_refuses_writes() {
+    let store = MemoryStore::new(false);
+    set(&store, "a/b", b"value");
+    check_read_only(&store.into_read_only(), "a/b", b"value");
+    let empty = MemoryStore::new(true);
+    assert_kind(empty.set("k", b"v"), "read_only", "set");
+    assert_eq!(empty.list().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn memory_store_is_shareable_across_threads() {
+    let store: std::sync::Arc<dyn Store> = std::sync::Arc::new(MemoryStore::new(false));
+    let s2 = store.clone();
+    std::thread::spawn(move || s2.set("k", b"v").unwrap())
+        .join()
+        .unwrap();
+    assert_eq!(get(&*store, "k").unwrap(), b"v");
+}
+
+// --- file system store -----------------------------------------------------
+
+/// A fresh folder under the system temp folder, removed on drop. pid and a
+/// counter keep parallel tests (and parallel test runs) apart.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("zarr-store-test-{}-{n}-{tag}", std::process::id()));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn join(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    fn str(&self, rel: &str) -> String {
+        self.join(rel)
+            .to_str()
+            .expect("temp folder is not UTF-8")
+            .to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every file below `dir`, as paths relative to it with "/".
+fn files_below(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = format!("{rel}{}", entry.file_name().to_string_lossy());
+            if entry.file_type().unwrap().is_dir() {
+                walk(&entry.path(), &format!("{name}/"), out);
+            } else {
+                out.push(name);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, "", &mut out);
+    out.sort();
+    out
+}
+
+fn open_rw(dir: &TempDir, rel: &str) -> FsStore {
+    FsStore::open(&dir.str(rel), false, true).unwrap()
+}
+
+#[test]
+fn fs_store_passes_the_suite() {
+    let dir = TempDir::new("suite");
+    let store = open_rw(&dir, "store");
+    check_store(&store);
+    assert!(
+        dir.join("store").is_dir(),
+        "erase_prefix(\"\") removed the root"
+    );
+    assert_eq!(
+        files_below(&dir.join("store")),
+        Vec::<String>::new(),
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn fs_store_read_only_refuses_writes() {
+    let dir = TempDir::new("ro");
+    set(&open_rw(&dir, "store"), "a/b", b"value");
+    let ro = FsStore::open(&dir.str("store"), true, false).unwrap();
+    check_read_only(&ro, "a/b", b"value");
+    assert_eq!(files_below(&dir.join("store")), strings(&["a/b"]));
+}
+
+#[test]
+fn fs_open_missing_folder_without_create_is_not_found() {
+    let dir = TempDir::new("missing");
+    let root = dir.str("not/there");
+    for read_only in [false, true] {
+        let e = assert_kind(FsStore::open(&root, read_only, false), "not_found", "open");
+        assert!(
+            e.message().contains(&root),
+            "message does not name the path: {e}"
+        );
+    }
+    assert!(
+        !dir.join("not").exists(),
+        "open without create made a folder"
+    );
+    // Read-only with create must not create it either.
+    assert!(FsStore::open(&root, true, true).is_err());
+    assert!(!dir.join("not").exists(), "a read-only open made a folder");
+}
+
+#[test]
+fn fs_open_with_create_makes_nested_folders() {
+    let dir = TempDir::new("create");
+    let store = FsStore::open(&dir.str("x/y/z.zarr"), false, true).unwrap();
+    assert!(dir.join("x/y/z.zarr").is_dir());
+    assert_eq!(
+        store.describe(),
+        format!("local store at {}", dir.join("x/y/z.zarr").display())
+    );
+    // Opening an existing folder with create is fine and keeps its keys.
+    set(&store, "k", b"v");
+    let again = FsStore::open(&dir.str("x/y/z.zarr"), false, true).unwrap();
+    assert_eq!(get(&again, "k").unwrap(), b"v");
+}
+
+#[test]
+fn fs_open_a_file_is_an_error() {
+    let dir = TempDir::new("file-root");
+    fs::write(dir.join("plain"), b"not a folder").unwrap();
+    for create in [false, true] {
+        let e = FsStore::open(&dir.str("plain"), false, create).expect_err("opened a file");
+        assert!(e.message().contains("plain"), "{e}");
+    }
+    assert_eq!(fs::read(dir.join("plain")).unwrap(), b"not a folder");
+}
+
+#[test]
+fn fs_open_file_uri() {
+    let dir = TempDir::new("uri");
+    fs::create_dir_all(dir.join("my data")).unwrap();
+    fs::write(dir.join("my data/k"), b"v").unwrap();
+    let encoded = dir.str("my data").replace('%', "%25").replace(' ', "%20");
+    let uri = if encoded.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        format!("file:///{encoded}")
+    };
+    let store = FsStore::open(&uri, true, false).unwrap();
+    assert_eq!(get(&store, "k").unwrap(), b"v");
+    assert_eq!(
+        store.describe(),
+        format!("local store at {}", dir.join("my data").display())
+    );
+    assert_eq!(store.root(), dir.join("my data"));
+    if cfg!(unix) {
+        let localhost = format!("FILE://localhost{encoded}");
+        assert_eq!(
+            get(&FsStore::open(&localhost, true, false).unwrap(), "k").unwrap(),
+            b"v"
+        );
+        assert_kind(
+            FsStore::open("file://elsewhere/data", true, false),
+            "unsupported",
+            "remote host",
+        );
+        for bad in [
+            "file:///bad%zzpath",
+            "file:///bad%+1",
+            "file:///bad%2",
+            "file:relative",
+        ] {
+            assert_kind(FsStore::open(bad, true, false), "invalid_key", bad);
+        }
+        // The minimal form "file:/path" of RFC 8089.
+        let minimal = format!("file:{encoded}");
+        assert_eq!(
+            get(&FsStore::open(&minimal, true, false).unwrap(), "k").unwrap(),
+            b"v"
+        );
+        let missing = format!("file://{}", dir.str("gone").replace(' ', "%20"));
+        assert_kind(
+            FsStore::open(&missing, true, false),
+            "not_found",
+            "missing uri",
+        );
+    }
+    assert_kind(FsStore::open("", true, false), "invalid_key", "empty root");
+}
+
+#[test]
+fn fs_keys_are_paths_below_the_root() {
+    let dir = TempDir::new("layout");
+    let store = open_rw(&dir, "store");
+    set(&store, "foo/bar", b"bytes");
+    assert_eq!(
+        fs::read(dir.join("store").join("foo").join("bar")).unwrap(),
+        b"bytes"
+    );
+    // Files made by other tools are keys too (the reverse translation).
+    fs::create_dir_all(dir.join("store/x/y")).unwrap();
+    fs::write(dir.join("store/x/y/z"), b"external").unwrap();
+    fs::create_dir_all(dir.join("store/empty/folder")).unwrap();
+    assert_eq!(store.list().unwrap(), strings(&["foo/bar", "x/y/z"]));
+    assert_eq!(get(&store, "x/y/z").unwrap(), b"external");
+    // An empty folder is a prefix in list_dir, though it holds no keys.
+    assert_eq!(
+        store.list_dir("").unwrap(),
+        listing(&[], &["empty/", "foo/", "x/"])
+    );
+    assert_eq!(store.list_prefix("empty/").unwrap(), Vec::<String>::new());
+    // erase keeps the (now empty) folder; erase_prefix removes it.
+    store.erase("foo/bar").unwrap();
+    assert!(dir.join("store/foo").is_dir());
+    store.erase_prefix("x/").unwrap();
+    assert!(!dir.join("store/x").exists());
+    store.erase_prefix("").unwrap();
+    assert!(dir.join("store").is_dir());
+    assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
+}
+
+#[test]
+fn fs_set_conflicting_with_a_folder_or_file_fails_cleanly() {
+    let dir = TempDir::new("conflict");
+    let store = open_rw(&dir, "store");
+    set(&store, "d/x", b"x");
+    assert_kind(store.set("d", b"over a folder"), "io", "set over a folder");
+    set(&store, "f", b"file");
+    assert_kind(store.set("f/x", b"below a file"), "io", "set below a file");
+    assert_eq!(get(&store, "d/x").unwrap(), b"x");
+    assert_eq!(get(&store, "f").unwrap(), b"file");
+    assert_eq!(
+        files_below(&dir.join("store")),
+        strings(&["d/x", "f"]),
+        "temporary file left behind"
+    );
+}
+
+#[test]
+fn fs_listings_skip_temporary_files() {
+    let dir = TempDir::new("tmpfiles");
+    let store = open_rw(&dir, "store");
+    set(&store, "a/b", b"1");
+    fs::write(dir.join("store/.tmp-zarr-999-0"), b"partial").unwrap();
+    fs::write(dir.join("store/a/.tmp-zarr-999-1"), b"partial").unwrap();
+    assert_eq!(store.list().unwrap(), strings(&["a/b"]));
+    assert_eq!(store.list_dir("a/").unwrap(), listing(&["a/b"], &[]));
+    assert_eq!(store.list_dir("").unwrap(), listing(&[], &["a/"]));
+    // The names are reserved, so no key can collide with a temporary file.
+    assert_kind(
+        store.set(".tmp-zarr-1", b"x"),
+        "invalid_key",
+        "set temp name",
+    );
+    assert_kind(
+        store.get("a/.tmp-zarr-999-1", ByteRange::All),
+        "invalid_key",
+        "get temp name",
+    );
+    // Other dot files are ordinary keys (Zarr v2 metadata).
+    set(&store, ".zgroup", b"{}");
+    assert_eq!(store.list().unwrap(), strings(&[".zgroup", "a/b"]));
+}
+
+#[test]
+fn fs_concurrent_sets_of_one_key_leave_a_whole_value_and_no_temp_files() {
+    let dir = TempDir::new("concurrent");
+    let store = open_rw(&dir, "store");
+    let values: Vec<Vec<u8>> = (0..8u8)
+        .map(|t| vec![t; 200_000 + 1000 * t as usize])
+        .collect();
+    std::thread::scope(|s| {
+        for value in &values {
+            let store = &store;
+            s.spawn(move || {
+                for _ in 0..20 {
+                    store.set("c/0/0", value).unwrap();
+                }
+            });
+        }
+    });
+    let got = get(&store, "c/0/0").unwrap();
+    assert!(
+        values.contains(&got),
+        "the value is not one writer's whole value"
+    );
+    assert_eq!(files_below(&dir.join("store")), strings(&["c/0/0"]));
+}
+
+#[test]
+fn fs_keys_cannot_escape_the_root() {
+    let dir = TempDir::new("escape");
+    fs::write(dir.join("secret"), b"outside").unwrap();
+    let store = open_rw(&dir, "store");
+    set(&store, "a/b", b"inside");
+    let absolute = dir.str("secret");
+    for key in [
+        "../secret",
+        "a/../../secret",
+        "a/b/../../../secret",
+        absolute.as_str(),
+        "..\\secret",
+    ] {
+        assert_kind(store.get(key, ByteRange::All), "invalid_key", key);
+        assert_kind(store.get(key, ByteRange::Suffix(3)), "invalid_key", key);
+        assert_kind(store.exists(key), "invalid_key", key);
+        assert_kind(store.size(key), "invalid_key", key);
+        assert_kind(store.set(key, b"overwritten"), "invalid_key", key);
+        assert_kind(store.erase(key), "invalid_key", key);
+    }
+    for prefix in ["../", "a/../../", "../store/"] {
+        assert_kind(store.list_prefix(prefix), "invalid_key", prefix);
+        assert_kind(store.list_dir(prefix), "invalid_key", prefix);
+        assert_kind(store.erase_prefix(prefix), "invalid_key", prefix);
+    }
+    assert_eq!(fs::read(dir.join("secret")).unwrap(), b"outside");
+    assert_eq!(files_below(dir.path()), strings(&["secret", "store/a/b"]));
+}
+
+#[cfg(unix)]
+#[test]
+fn fs_ranged_get_reads_only_the_range() {
+    let dir = TempDir::new("sparse");
+    let store = open_rw(&dir, "store");
+    // A sparse 4 GiB file: reading it whole would take seconds and gigabytes.
+    let len: u64 = 1 << 32;
+    let file = fs::File::create(dir.join("store/big")).unwrap();
+    if file.set_len(len).is_err() {
+        return; // a file system without large files; nothing to show here
+    }
+    drop(file);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("store/big"))
+        .unwrap();
+    use std::io::{Seek, SeekFrom, Write};
+    f.seek(SeekFrom::Start(len - 4)).unwrap();
+    f.write_all(b"tail").unwrap();
+    drop(f);
+    assert_eq!(
+        store.get("big", ByteRange::Suffix(4)).unwrap().unwrap(),
+        b"tail"
+    );
+    assert_eq!(
+        store.get("big", ByteRange::From(len - 2)).unwrap().unwrap(),
+        b"il"
+    );
+    assert_eq!(
+        store
+            .get(
+                "big",
+                ByteRange::Range {
+                    offset: len - 8,
+                    length: 5
+                }
+            )
+            .unwrap()
+            .unwrap(),
+        b"\0\0\0\0t"
+    );
+    assert_eq!(store.size("big").unwrap(), Some(len));
+    assert!(store.get("big", ByteRange::From(len + 1)).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn fs_symlinked_files_are_keys_and_symlinked_folders_are_not_followed() {
+    let dir = TempDir::new("links");
+    let store = open_rw(&dir, "store");
+    fs::create_dir_all(dir.join("outside")).unwrap();
+    fs::write(dir.join("outside/file"), b"linked").unwrap();
+    std::os::unix::fs::symlink(dir.join("outside/file"), dir.join("store/link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("outside"), dir.join("store/folder")).unwrap();
+    assert_eq!(get(&store, "link").unwrap(), b"linked");
+    assert_eq!(store.list().unwrap(), strings(&["link"]));
+    // Erasing everything unlinks; it does not empty the linked folder.
+    store.erase_prefix("").unwrap();
+    assert_eq!(fs::read(dir.join("outside/file")).unwrap(), b"linked");
+    assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
+}

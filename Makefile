@@ -1,0 +1,60 @@
+# Entry points: `make demo` and `make test` work on a fresh machine: they
+# install what is missing, build and install the package, then run.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+# The same environment for every cargo call, so that the install (run by R)
+# and cargo test/clippy share one set of compiled dependencies.
+CRATE := src/rust
+export CARGO_TARGET_DIR := $(CURDIR)/$(CRATE)/target
+export ZARR_CARGO_TARGET_DIR := $(CARGO_TARGET_DIR)
+export RUSTFLAGS :=
+export ZARR_RUSTFLAGS :=
+R_LIB := $(CURDIR)/.rlib
+export R_LIBS := $(R_LIB)
+export R_LIBS_USER := $(R_LIB)
+
+.PHONY: deps install demo test test-rust test-r lint check bench document clean
+
+deps:
+	@tools/install-deps.sh
+
+$(R_LIB):
+	mkdir -p $(R_LIB)
+
+install: deps | $(R_LIB)
+	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
+	R CMD INSTALL --no-test-load --library=$(R_LIB) . > .install.log 2>&1 \
+	  || { cat .install.log; exit 1; }; tail -n 3 .install.log
+	@Rscript -e 'library(zarr); cat("zarr", format(packageVersion("zarr")), "installed\n")'
+
+demo: install
+	Rscript tools/demo.R
+
+lint: deps
+	cd $(CRATE) && cargo fmt --check
+	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
+	cd $(CRATE) && cargo clippy --release --all-targets -- -D warnings
+	Rscript -e 'l <- lintr::lint_dir("R"); print(l); quit(status = length(l) > 0)'
+
+test-rust: deps
+	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
+	cd $(CRATE) && cargo test --release --no-default-features 2>&1 | tail -n 40
+
+test-r: install
+	Rscript tools/run-tests.R
+
+test: lint test-rust test-r
+
+document: deps
+	Rscript tools/document.R
+
+check: deps
+	rm -rf zarr_*.tar.gz zarr.Rcheck
+	R CMD build --no-build-vignettes . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual zarr_*.tar.gz
+
+bench: install
+	Rscript bench/read_parallel.R
+
+clean:
+	rm -rf $(CRATE)/target .rlib zarr.Rcheck zarr_*.tar.gz src/*.o src/*.so src/Makevars R/extendr-wrappers.R

@@ -1,0 +1,188 @@
+# Arrays: the R6 class is a thin shell; reading and writing go through the
+# engine (src/rust/src/engine.rs) via an array handle opened on first use.
+
+#' Zarr array
+#'
+#' An array node. `read()` and `write()` (and `[`, `[<-`) move data between
+#' R and the store through the Rust engine, which fetches, decodes and
+#' scatters chunks in parallel straight into the R result
+#' ([zarr_num_threads()] threads).
+#'
+#' Elements equal to the fill value read as `NA` (not for bool arrays), and
+#' `NA` is written as the fill value. A chunk whose elements all equal the
+#' fill value is not stored (an existing one is removed); a missing chunk
+#' reads as fill value.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' z <- as_zarr(matrix(1:20, 4, 5))
+#' arr <- z[["/"]]
+#' arr$read(list(2:3, NULL))
+#' arr$write(matrix(0L, 2, 2), list(1:2, 1:2))
+#' arr[1:3, 1:2]
+zarr_array <- R6::R6Class("zarr_array",
+  inherit = zarr_node,
+  public = list(
+    #' @description Open an array; it must exist in the store.
+    #' @param name The name of the array.
+    #' @param metadata The metadata document, a list.
+    #' @param parent The parent group, or NULL for a root array.
+    #' @param store The store.
+    initialize = function(name, metadata, parent = NULL, store = NULL) {
+      super$initialize(name, metadata, parent, store)
+    },
+    #' @description Print a summary of the array.
+    #' @param ... Ignored.
+    print = function(...) array_print(self),
+    #' @description Print this array as a line of a hierarchy.
+    #' @param idx,total Used for indentation while recursing.
+    hierarchy = function(idx = 1L, total = 1L) {
+      cat(hierarchy_lines(self), sep = "\n")
+      invisible(self)
+    },
+    #' @description Read some or all of the array.
+    #' @param selection NULL for the whole array, or a list with one entry
+    #'   per dimension: NULL for the whole dimension, or a vector of 1-based
+    #'   indices (any order, repeats allowed).
+    #' @return A vector (one dimension), matrix or array.
+    read = function(selection = NULL) array_read(self, private$engine(), selection),
+    #' @description Write data into the array.
+    #' @param data A vector, matrix or array of the selection's shape.
+    #' @param selection NULL for the whole array, or a list as in `read()`.
+    #' @return Self, invisibly.
+    write = function(data, selection = NULL) {
+      array_write(self, private$engine(), data, selection)
+      invisible(self)
+    }
+  ),
+  active = list(
+    #' @field data_type (read-only) The [zarr_data_type] of the array.
+    data_type = function(value) zarr_data_type$new(private$.metadata$data_type, private$.metadata$fill_value),
+    #' @field shape (read-only) The shape of the array.
+    shape = function(value) as.numeric(unlist(private$.metadata$shape)),
+    #' @field chunking (read-only) The [chunk_grid_regular] of the array.
+    chunking = function(value) {
+      g <- chunk_grid_regular$new(self$shape, unlist(private$.metadata$chunk_grid$configuration$chunk_shape))
+      g$attach(self)
+    },
+    #' @field chunk_separator (read-only) The separator in chunk keys.
+    chunk_separator = function(value) {
+      sep <- private$.metadata$chunk_key_encoding$configuration$separator
+      if (is.null(sep)) {
+        if (identical(private$.metadata$chunk_key_encoding$name, "v2")) "." else "/"
+      } else sep
+    },
+    #' @field codecs (read-only) The codec chain, a list of name and
+    #'   configuration entries.
+    codecs = function(value) private$.metadata$codecs
+  ),
+  private = list(
+    .handle = NULL,
+    engine = function() {
+      if (is.null(private$.handle)) {
+        private$.handle <- zarr_call(rz_array_open(store_handle(private$.store), node_key_path(self$path)))
+      }
+      private$.handle
+    },
+    metadata_changed = function() {
+      private$.handle <- NULL
+      invisible(NULL)
+    }
+  )
+)
+
+# A selection for the engine: per dimension either c(start0, count) with
+# attribute zarr_range, or a vector of 0-based indices. `what` names the array.
+engine_selection <- function(selection, shape, what) {
+  if (is.null(selection)) return(NULL)
+  if (!is.list(selection)) {
+    if (length(shape) == 1L) selection <- list(selection)
+    else zarr_abort("selection", sprintf("%s: the selection must be a list with one entry per dimension", what))
+  }
+  if (length(selection) != length(shape)) {
+    zarr_abort("selection", sprintf("%s: the selection has %d entries but the array has %d dimensions",
+                                    what, length(selection), length(shape)))
+  }
+  lapply(seq_along(shape), function(d) {
+    s <- selection[[d]]
+    if (is.null(s)) return(structure(c(0, shape[d]), zarr_range = TRUE))
+    if (!is.numeric(s) || anyNA(s)) {
+      zarr_abort("selection", sprintf("%s: the selection for dimension %d must be numeric indices without NA", what, d))
+    }
+    s <- trunc(as.numeric(s))
+    bad <- s < 1 | s > shape[d]
+    if (any(bad)) {
+      zarr_abort("selection", sprintf("%s: index %s is out of bounds for dimension %d of extent %s",
+                                      what, format(s[bad][1L]), d, format(shape[d])))
+    }
+    n <- length(s)
+    if (n > 0L && s[n] - s[1L] == n - 1 && (n == 1L || all(diff(s) == 1))) {
+      structure(c(s[1L] - 1, n), zarr_range = TRUE)
+    } else {
+      s - 1
+    }
+  })
+}
+
+selection_shape <- function(sel, shape) {
+  if (is.null(sel)) return(shape)
+  vapply(sel, function(s) if (isTRUE(attr(s, "zarr_range"))) s[2L] else length(s), numeric(1))
+}
+
+array_what <- function(arr) sprintf("array '%s'", arr$path)
+
+array_read <- function(arr, handle, selection) {
+  sel <- engine_selection(selection, arr$shape, array_what(arr))
+  zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums()))
+}
+
+array_write <- function(arr, handle, data, selection) {
+  what <- array_what(arr)
+  sel <- engine_selection(selection, arr$shape, what)
+  target <- selection_shape(sel, arr$shape)
+  if (!is.numeric(data) && !is.logical(data) && !is.complex(data)) {
+    zarr_abort("type", sprintf("%s: cannot write data of type '%s' to an array of type '%s'",
+                               what, typeof(data), arr$data_type$data_type))
+  }
+  n <- prod(target)
+  if (length(data) != n) {
+    zarr_abort("type", sprintf("%s: %d values given for a selection of %s elements (shape %s)",
+                               what, length(data), format(n), paste(target, collapse = " x ")))
+  }
+  d <- dim(data)
+  if (!is.null(d) && length(d) == length(target) && any(d != target)) {
+    zarr_abort("type", sprintf("%s: data of shape %s does not match the selection's shape %s",
+                               what, paste(d, collapse = " x "), paste(target, collapse = " x ")))
+  }
+  zarr_call(rz_array_write(handle, sel, data, zarr_num_threads(), zarr_strict_checksums()))
+  invisible(NULL)
+}
+
+format_bytes <- function(n) {
+  units <- c("B", "KB", "MB", "GB", "TB")
+  i <- if (n > 0) min(length(units), floor(log(n, 1024)) + 1) else 1
+  sprintf("%.4g %s", n / 1024^(i - 1), units[i])
+}
+
+array_print <- function(arr) {
+  meta <- arr$metadata
+  dt <- arr$data_type
+  shape <- arr$shape
+  chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
+  n_chunks <- prod(ceiling(shape / chunks))
+  cat("<Zarr array> ", arr$path, "\n", sep = "")
+  cat("shape      : ", if (length(shape)) paste(shape, collapse = " x ") else "(scalar)", "\n", sep = "")
+  cat("data type  : ", dt$data_type, " (R ", dt$Rtype, "), fill value ", format_fill(dt$fill_value), "\n", sep = "")
+  cat("chunks     : ", if (length(chunks)) paste(chunks, collapse = " x ") else "(scalar)", " (",
+      format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")
+  cat("codecs     : ", paste(codec_names(meta$codecs), collapse = ", "), "\n", sep = "")
+  keys <- arr$store$list_prefix(arr$prefix)
+  keys <- keys[!endsWith(keys, "zarr.json")]
+  stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))
+  raw <- prod(shape) * dt$size
+  cat("stored     : ", format_bytes(stored), " in ", length(keys), " chunk", if (length(keys) != 1L) "s",
+      if (stored > 0) sprintf(" (%.1f x compression)", raw / stored), "\n", sep = "")
+  arr$print_attributes()
+  invisible(arr)
+}

@@ -1,0 +1,309 @@
+# Building array metadata. The builder keeps the parts of a zarr.json
+# document, applies the package defaults (R order via transpose, chunks of
+# at most 100, bytes + zstd), and the engine validates the result.
+
+codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes",
+                 gzip = "bytes -> bytes", zstd = "bytes -> bytes", blosc = "bytes -> bytes",
+                 crc32c = "bytes -> bytes")
+mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
+
+default_chunk_shape <- function(shape) {
+  pmax(1, pmin(shape, 100))
+}
+
+r_order <- function(ndim) as.list(rev(seq_len(ndim) - 1L))
+
+# The configuration a codec gets when none (or only part) is given.
+default_codec_configuration <- function(codec, configuration, data_type, ndim) {
+  cfg <- if (is.null(configuration)) list() else as.list(configuration)
+  size <- zarr_type_table$size[zarr_type_table$data_type == data_type]
+  defaults <- switch(codec,
+    transpose = list(order = r_order(ndim)),
+    bytes = if (size > 1L) list(endian = "little") else list(),
+    gzip = list(level = 5L),
+    zstd = list(level = 1L, checksum = FALSE),
+    blosc = list(cname = "zstd", clevel = 1L, shuffle = if (size > 1L) "shuffle" else "bitshuffle",
+                 typesize = size, blocksize = 0L),
+    crc32c = list(),
+    zarr_abort("unsupported", sprintf("unknown codec '%s'; known codecs are %s", codec,
+                                      paste(names(codec_modes), collapse = ", ")))
+  )
+  for (n in names(cfg)) defaults[[n]] <- cfg[[n]]
+  if (codec == "transpose") defaults$order <- as.list(as.integer(unlist(defaults$order)))
+  defaults
+}
+
+codec_entry <- function(name, configuration) {
+  if (length(configuration)) list(name = name, configuration = configuration) else list(name = name)
+}
+
+default_codecs <- function(data_type, ndim, portable = FALSE) {
+  out <- list()
+  if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
+  c(out, list(
+    codec_entry("bytes", default_codec_configuration("bytes", NULL, data_type, ndim)),
+    codec_entry("zstd", list(level = 1L, checksum = FALSE))
+  ))
+}
+
+codec_names <- function(codecs) vapply(codecs, function(c) c$name, character(1))
+
+# Insert a codec where its mode allows; NULL (with a warning) if it cannot go there.
+insert_codec <- function(codecs, name, configuration, position) {
+  mode <- codec_modes[[name]]
+  if (mode == "array -> bytes" && "array -> bytes" %in% codec_modes[codec_names(codecs)]) {
+    zarr_warn(sprintf("codec '%s' not added: the array already has an array -> bytes codec", name))
+    return(NULL)
+  }
+  n <- length(codecs)
+  pos <- if (is.null(position)) n + 1L else min(max(1L, as.integer(position)), n + 1L)
+  new <- append(codecs, list(codec_entry(name, configuration)), after = pos - 1L)
+  ranks <- mode_rank[codec_modes[codec_names(new)]]
+  if (is.unsorted(ranks)) {
+    zarr_warn(sprintf("codec '%s' (%s) not added: it cannot stand at position %d of the codec chain", name, mode, pos))
+    return(NULL)
+  }
+  new
+}
+
+#' Array builder
+#'
+#' Builds the metadata document of a Zarr array to be created, or inspects
+#' that of an existing one. By default the array is stored in R's
+#' column-major order: the codec chain starts with a `transpose` codec whose
+#' order reverses the dimensions, followed by `bytes` (little endian) and
+#' `zstd` (level 1). Set `portable = TRUE` to drop the transpose codec and
+#' store row-major chunks, as most other Zarr tools write them; R data is
+#' then permuted while it is written and read (by the engine, in parallel).
+#'
+#' Shape and chunk shape are always in R (= Zarr) dimension order: `arr[i, j]`
+#' in R is element `(i-1, j-1)` of the Zarr array in any Zarr tool.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' b <- array_builder$new()
+#' b$data_type <- "float32"
+#' b$shape <- c(200, 300)
+#' b$chunk_shape <- c(50, 100)
+#' b$add_codec("crc32c", NULL)
+#' b$is_valid()
+#' b
+array_builder <- R6::R6Class("array_builder",
+  public = list(
+    #' @description Create a new array builder.
+    #' @param metadata Optional metadata document (list or JSON text) of an
+    #'   existing array, to inspect or use as a template.
+    initialize = function(metadata = NULL) {
+      if (!is.null(metadata)) builder_load(self, private, metadata)
+    },
+    #' @description Print the array definition.
+    #' @param ... Ignored.
+    print = function(...) builder_print(self, private),
+    #' @description The metadata document.
+    #' @param format "list" or "JSON".
+    #' @return A list or a JSON string.
+    metadata = function(format = "list") builder_metadata(self, private, format),
+    #' @description Add a codec at the end of the chain, or at `.position`.
+    #'   A codec whose mode does not fit there is not added (with a warning).
+    #' @param codec The name of the codec.
+    #' @param configuration List of configuration parameters, or NULL for
+    #'   the defaults.
+    #' @param .position Optional 1-based position in the chain.
+    #' @return Self, invisibly.
+    add_codec = function(codec, configuration, .position = NULL) {
+      check_string(codec, "codec")
+      if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before adding codecs")
+      cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
+      new <- insert_codec(private$.codecs, codec, cfg, .position)
+      if (!is.null(new)) private$.codecs <- new
+      invisible(self)
+    },
+    #' @description Remove a codec from the chain; the array -> bytes codec
+    #'   cannot be removed.
+    #' @param codec The name of the codec to remove.
+    #' @return Self, invisibly.
+    remove_codec = function(codec) {
+      check_string(codec, "codec")
+      if (identical(codec_modes[[codec]], "array -> bytes")) {
+        zarr_warn(sprintf("codec '%s' not removed: the chain needs an array -> bytes codec", codec))
+      } else {
+        private$.codecs <- private$.codecs[codec_names(private$.codecs) != codec]
+      }
+      invisible(self)
+    },
+    #' @description Whether the definition makes a valid array.
+    #' @return TRUE or FALSE.
+    is_valid = function() {
+      if (is.null(private$.data_type) || is.null(private$.shape)) return(FALSE)
+      ok <- tryCatch({
+        metadata_json(self$metadata())
+        TRUE
+      }, zarr_error = function(e) FALSE)
+      ok
+    }
+  ),
+  active = list(
+    #' @field format The Zarr format, 3.
+    format = function(value) {
+      if (missing(value)) return(3L)
+      if (!identical(as.integer(value), 3L)) zarr_abort("unsupported", "only Zarr format 3 arrays can be built")
+    },
+    #' @field portable Whether chunks are stored row-major (no transpose codec).
+    portable = function(value) {
+      if (missing(value)) return(!"transpose" %in% codec_names(private$.codecs))
+      check_flag(value, "portable")
+      builder_set_portable(private, value)
+    },
+    #' @field data_type The data type name; setting it resets the fill
+    #'   value and the codecs to their defaults.
+    data_type = function(value) {
+      if (missing(value)) return(private$.data_type$data_type)
+      private$.data_type <- zarr_data_type$new(value)
+      private$.codecs <- default_codecs(value, length(private$.shape), self$portable && length(private$.codecs) > 0L)
+    },
+    #' @field fill_value The fill value (see [zarr_data_type]).
+    fill_value = function(value) {
+      if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before the fill value")
+      if (missing(value)) return(private$.data_type$fill_value)
+      private$.data_type$fill_value <- value
+    },
+    #' @field shape The array shape; setting it resets the chunk shape.
+    shape = function(value) {
+      if (missing(value)) return(private$.shape)
+      check_shape(value, "shape", allow_zero = TRUE)
+      portable <- self$portable
+      private$.shape <- as.numeric(value)
+      private$.chunk_shape <- default_chunk_shape(private$.shape)
+      if (!is.null(private$.data_type)) {
+        builder_set_portable(private, portable && length(private$.codecs) > 0L)
+      }
+    },
+    #' @field chunk_shape The chunk shape; reading it gives a
+    #'   [chunk_grid_regular].
+    chunk_shape = function(value) {
+      if (missing(value)) return(chunk_grid_regular$new(private$.shape, private$.chunk_shape))
+      if (is.null(private$.shape)) zarr_abort("argument", "set the shape before the chunk shape")
+      check_shape(value, "chunk_shape", allow_zero = FALSE)
+      if (length(value) != length(private$.shape)) {
+        zarr_abort("argument", sprintf("`chunk_shape` has %d dimensions but the shape has %d", length(value), length(private$.shape)))
+      }
+      private$.chunk_shape <- as.numeric(value)
+    },
+    #' @field codec_info (read-only) The codecs available, with their modes.
+    codec_info = function(value) data.frame(mode = unname(codec_modes), name = names(codec_modes), stringsAsFactors = FALSE),
+    #' @field codecs (read-only) The codec chain, a list of name and
+    #'   configuration entries.
+    codecs = function(value) private$.codecs
+  ),
+  private = list(
+    .data_type = NULL,
+    .shape = NULL,
+    .chunk_shape = NULL,
+    .codecs = list(),
+    .attributes = NULL,
+    .dimension_names = NULL,
+    .chunk_key_encoding = NULL
+  )
+)
+
+check_shape <- function(value, arg, allow_zero) {
+  lo <- if (allow_zero) 0 else 1
+  if (!is.numeric(value) || anyNA(value) || any(value < lo) || any(value != trunc(value))) {
+    zarr_abort("argument", sprintf("`%s` must be a vector of whole numbers >= %d", arg, lo))
+  }
+  invisible(value)
+}
+
+builder_set_portable <- function(private, portable) {
+  codecs <- private$.codecs[codec_names(private$.codecs) != "transpose"]
+  ndim <- length(private$.shape)
+  if (!portable && ndim > 1L) codecs <- c(list(codec_entry("transpose", list(order = r_order(ndim)))), codecs)
+  if (!length(codecs) && !is.null(private$.data_type)) {
+    codecs <- default_codecs(private$.data_type$data_type, ndim, portable)
+  }
+  private$.codecs <- codecs
+}
+
+builder_metadata <- function(self, private, format = "list") {
+  if (is.null(private$.data_type) || is.null(private$.shape)) {
+    zarr_abort("argument", "the array definition needs a data type and a shape")
+  }
+  dt <- private$.data_type$metadata_fragment()
+  attrs <- private$.attributes
+  if (is.null(attrs)) attrs <- structure(list(), names = character(0))
+  meta <- list(
+    zarr_format = 3L,
+    node_type = "array",
+    shape = as.list(private$.shape),
+    data_type = dt$data_type,
+    chunk_grid = list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape))),
+    chunk_key_encoding = if (is.null(private$.chunk_key_encoding)) {
+      list(name = "default", configuration = list(separator = "/"))
+    } else private$.chunk_key_encoding,
+    fill_value = dt$fill_value,
+    codecs = private$.codecs,
+    attributes = attrs
+  )
+  if (!is.null(private$.dimension_names)) meta$dimension_names <- private$.dimension_names
+  switch(format,
+    list = meta,
+    JSON = as.character(to_json(meta)),
+    zarr_abort("argument", "`format` must be \"list\" or \"JSON\"")
+  )
+}
+
+builder_load <- function(self, private, metadata) {
+  if (is.character(metadata)) metadata <- parse_json(metadata)
+  if (!is.list(metadata) || !identical(metadata$node_type, "array")) {
+    zarr_abort("metadata", "the metadata document is not that of a Zarr array")
+  }
+  private$.data_type <- zarr_data_type$new(metadata$data_type, metadata$fill_value)
+  private$.shape <- as.numeric(unlist(metadata$shape))
+  private$.chunk_shape <- as.numeric(unlist(metadata$chunk_grid$configuration$chunk_shape))
+  private$.codecs <- metadata$codecs
+  private$.attributes <- metadata$attributes
+  private$.dimension_names <- metadata$dimension_names
+  private$.chunk_key_encoding <- metadata$chunk_key_encoding
+}
+
+builder_print <- function(self, private) {
+  cat("<Zarr array definition>\n")
+  if (is.null(private$.data_type)) {
+    cat("data type  : (not set)\n")
+  } else {
+    cat("data type  :", private$.data_type$data_type, "\n")
+    cat("fill value :", format_fill(private$.data_type$fill_value), "\n")
+  }
+  cat("shape      :", if (is.null(private$.shape)) "(not set)" else paste(private$.shape, collapse = " x "), "\n")
+  if (!is.null(private$.chunk_shape)) cat("chunks     :", paste(private$.chunk_shape, collapse = " x "), "\n")
+  cat("codecs     :", if (length(private$.codecs)) paste(codec_names(private$.codecs), collapse = ", ") else "(none)", "\n")
+  cat("valid      :", self$is_valid(), "\n")
+  invisible(self)
+}
+
+#' Define the properties of a new Zarr array
+#'
+#' Creates an [array_builder] with a data type and shape and the package
+#' defaults for everything else: chunks of at most 100 along each dimension,
+#' the type's default fill value, and codecs `transpose` (R order), `bytes`
+#' and `zstd` (level 1).
+#'
+#' @param data_type The data type, e.g. "float64" or "int32".
+#' @param shape A vector of whole numbers, the extent of each dimension.
+#' @return An [array_builder].
+#' @export
+#' @examples
+#' x <- array(1:120, c(3, 8, 5))
+#' def <- define_array("int32", dim(x))
+#' def$chunk_shape <- c(4, 4, 4)
+#' z <- create_zarr() # in memory
+#' arr <- z$add_array("/", "my_array", def)
+#' arr$write(x)
+#' arr
+define_array <- function(data_type, shape) {
+  b <- array_builder$new()
+  b$shape <- shape
+  b$data_type <- data_type
+  b
+}

@@ -1,0 +1,187 @@
+# Data types and fill values. The default fill value of each type is the
+# value R reads back as NA (see ARCHITECTURE: NA <-> fill_value), so NA
+# round-trips: the minimum of signed integers (-2147483648 is R's
+# NA_integer_ for int32), the maximum of unsigned integers, NaN for floats
+# and complex, and false for bool (which has no NA in Zarr).
+
+zarr_type_table <- data.frame(
+  data_type = c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128"),
+  Rtype = c("logical", "integer", "integer", "integer", "integer64", "integer", "integer", "integer64",
+            "integer64", "double", "double", "double", "complex", "complex"),
+  signed = c(FALSE, TRUE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE),
+  size = c(1L, 1L, 2L, 4L, 8L, 1L, 2L, 4L, 8L, 2L, 4L, 8L, 8L, 16L),
+  min = c(0, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0, -Inf, -Inf, -Inf, NA, NA),
+  max = c(1, 127, 32767, 2147483647, 9223372036854775807, 255, 65535, 4294967295,
+          18446744073709551615, Inf, Inf, Inf, NA, NA),
+  stringsAsFactors = FALSE
+)
+
+# Fill values are kept in R as what they will be in JSON: a number, TRUE or
+# FALSE, "NaN"/"Infinity"/"-Infinity", a list(re, im) for complex, or a
+# decimal string for 64-bit integers that a double cannot hold exactly.
+default_fill_value <- function(data_type) {
+  switch(data_type,
+    bool = FALSE,
+    int64 = "-9223372036854775808",
+    uint64 = "18446744073709551615",
+    float16 = , float32 = , float64 = "NaN",
+    complex64 = , complex128 = list("NaN", "NaN"),
+    {
+      row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
+      if (row$signed) row$min else row$max
+    }
+  )
+}
+
+check_data_type <- function(data_type) {
+  check_string(data_type, "data_type")
+  if (!data_type %in% zarr_type_table$data_type) {
+    zarr_abort("unsupported", sprintf("data type '%s' is not supported; use one of %s", data_type,
+                                      paste(zarr_type_table$data_type, collapse = ", ")))
+  }
+  data_type
+}
+
+float_json <- function(x) {
+  if (is.character(x) && x %in% c("NaN", "Infinity", "-Infinity")) return(x)
+  if (is.character(x) && grepl("^0x[0-9a-fA-F]+$", x)) return(x)
+  x <- suppressWarnings(as.numeric(x))
+  if (length(x) != 1L || is.na(x) && !is.nan(x)) return(NULL)
+  if (is.nan(x)) return("NaN")
+  if (is.infinite(x)) return(if (x > 0) "Infinity" else "-Infinity")
+  x
+}
+
+# Turn a user-supplied fill value into its JSON form for `data_type`, or
+# raise a classed error naming the value.
+normalize_fill_value <- function(value, data_type) {
+  bad <- function() {
+    zarr_abort("argument", sprintf("fill value %s is not valid for data type '%s'",
+                                   paste(format(value), collapse = ", "), data_type))
+  }
+  if (is.null(value) || length(value) == 0L) bad()
+  if (data_type == "bool") {
+    if (!is.logical(value) || length(value) != 1L || is.na(value)) bad()
+    return(value)
+  }
+  if (startsWith(data_type, "complex")) {
+    parts <- if (is.complex(value)) list(Re(value), Im(value)) else as.list(value)
+    if (length(parts) == 1L) parts <- list(parts[[1L]], 0)
+    if (length(parts) != 2L) bad()
+    out <- lapply(parts, float_json)
+    if (any(vapply(out, is.null, logical(1)))) bad()
+    return(out)
+  }
+  if (startsWith(data_type, "float")) {
+    if (length(value) != 1L) bad()
+    out <- float_json(value)
+    if (is.null(out)) bad()
+    return(out)
+  }
+  # integers: exact decimal text for 64-bit values
+  if (length(value) != 1L) bad()
+  txt <- if (inherits(value, "integer64")) as.character(value) else if (is.character(value)) value else {
+    if (!is.numeric(value) || is.na(value) || value != trunc(value)) bad()
+    format(value, scientific = FALSE, trim = TRUE)
+  }
+  if (!grepl("^-?[0-9]+$", txt)) bad()
+  row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
+  num <- as.numeric(txt)
+  if (num < row$min || num > row$max) bad()
+  if (row$size == 8L) return(txt)
+  as.numeric(txt)
+}
+
+# The JSON form of a fill value (64-bit integers verbatim).
+fill_value_json <- function(fill) {
+  if (is.character(fill) && grepl("^-?[0-9]+$", fill)) return(structure(fill, class = "json"))
+  fill
+}
+
+# The R value a fill value reads as (for printing).
+fill_value_r <- function(fill, data_type) {
+  if (startsWith(data_type, "complex")) {
+    p <- vapply(fill, function(x) as.numeric(if (identical(x, "Infinity")) Inf else if (identical(x, "-Infinity")) -Inf else x), 0)
+    return(complex(real = p[1L], imaginary = p[2L]))
+  }
+  if (is.character(fill)) {
+    if (fill == "Infinity") return(Inf)
+    if (fill == "-Infinity") return(-Inf)
+    if (fill == "NaN") return(NaN)
+    if (grepl("^-?[0-9]+$", fill) && requireNamespace("bit64", quietly = TRUE)) {
+      return(bit64::as.integer64(fill))
+    }
+    return(fill)
+  }
+  fill
+}
+
+#' Zarr data types
+#'
+#' A Zarr data type and its fill value. The R type each data type reads
+#' into: bool -> logical; int8, int16, int32, uint8, uint16 -> integer;
+#' int64, uint32, uint64 -> `bit64::integer64` (double without bit64);
+#' float16, float32, float64 -> double; complex64, complex128 -> complex.
+#'
+#' Elements equal to the fill value read as `NA` (except for bool), and `NA`
+#' is written as the fill value. The default fill value of each type is
+#' therefore the one R reads as `NA`: the smallest signed integer, the
+#' largest unsigned integer, and NaN for floating point and complex types.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' dt <- zarr_data_type$new("int16")
+#' dt
+#' dt$fill_value <- -9999
+#' dt$metadata_fragment()
+zarr_data_type <- R6::R6Class("zarr_data_type",
+  inherit = zarr_extension,
+  public = list(
+    #' @description Create a new data type object.
+    #' @param data_type The name of the data type, e.g. "float64".
+    #' @param fill_value Optional fill value; the type's default otherwise.
+    initialize = function(data_type, fill_value = NULL) {
+      super$initialize(check_data_type(data_type))
+      private$.fill <- if (is.null(fill_value)) default_fill_value(data_type) else normalize_fill_value(fill_value, data_type)
+    },
+    #' @description Print a summary of the data type.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat("<Zarr data type> ", private$.name, " (R type ", self$Rtype, ", ", self$size, " byte",
+          if (self$size > 1L) "s", ")\n", sep = "")
+      cat("fill value: ", format_fill(private$.fill), "\n", sep = "")
+      invisible(self)
+    },
+    #' @description The metadata fragment of this data type and its fill value.
+    #' @return A list with `data_type` and `fill_value`.
+    metadata_fragment = function() list(data_type = private$.name, fill_value = fill_value_json(private$.fill))
+  ),
+  active = list(
+    #' @field data_type The name of the data type; setting it resets the
+    #'   fill value to the new type's default.
+    data_type = function(value) {
+      if (missing(value)) return(private$.name)
+      private$.name <- check_data_type(value)
+      private$.fill <- default_fill_value(value)
+    },
+    #' @field Rtype (read-only) The R type values of this data type read as.
+    Rtype = function(value) zarr_type_table$Rtype[zarr_type_table$data_type == private$.name],
+    #' @field signed (read-only) Whether the type is signed.
+    signed = function(value) zarr_type_table$signed[zarr_type_table$data_type == private$.name],
+    #' @field size (read-only) Size of one element in bytes.
+    size = function(value) zarr_type_table$size[zarr_type_table$data_type == private$.name],
+    #' @field fill_value The fill value, in its JSON form.
+    fill_value = function(value) {
+      if (missing(value)) return(private$.fill)
+      private$.fill <- normalize_fill_value(value, private$.name)
+    }
+  ),
+  private = list(.fill = NULL)
+)
+
+format_fill <- function(fill) {
+  if (is.list(fill)) return(sprintf("[%s, %s]", fill[[1L]], fill[[2L]]))
+  format(fill)
+}

@@ -1,0 +1,56 @@
+# Errors and warnings. Every failure the package signals is a condition of
+# class `zarr_error_<kind>` and `zarr_error`, so callers can catch one kind
+# (`tryCatch(..., zarr_error_not_found = ...)`) without matching messages.
+
+#' Signal a classed zarr error
+#'
+#' @param kind The kind of error: `not_found`, `read_only`, `corrupt_chunk`,
+#'   `checksum`, `metadata`, `selection`, `codec`, `invalid_key`, `io`,
+#'   `unsupported`, `type`, `argument` or `internal`.
+#' @param message The message, naming the array, key or argument.
+#' @param call The call to report, if any.
+#' @noRd
+zarr_abort <- function(kind, message, call = NULL) {
+  cond <- structure(
+    class = c(paste0("zarr_error_", kind), "zarr_error", "error", "condition"),
+    list(message = message, call = call)
+  )
+  stop(cond)
+}
+
+zarr_warn <- function(message) {
+  cond <- structure(
+    class = c("zarr_warning", "warning", "condition"),
+    list(message = message, call = NULL)
+  )
+  warning(cond)
+}
+
+# Unwraps what a Rust binding returned: raises its error as a classed
+# condition, and its warnings as `zarr_warning`s.
+zarr_call <- function(x) {
+  if (inherits(x, "zarr_rust_error")) {
+    zarr_abort(x$kind, x$message)
+  }
+  w <- attr(x, "zarr_warnings", exact = TRUE)
+  if (!is.null(w)) {
+    attr(x, "zarr_warnings") <- NULL
+    for (m in w) zarr_warn(m)
+  }
+  x
+}
+
+# Argument checks used across the package.
+check_string <- function(x, arg) {
+  if (!is.character(x) || length(x) != 1L || is.na(x)) {
+    zarr_abort("argument", sprintf("`%s` must be a single character string", arg))
+  }
+  invisible(x)
+}
+
+check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    zarr_abort("argument", sprintf("`%s` must be TRUE or FALSE", arg))
+  }
+  invisible(x)
+}

@@ -1,0 +1,207 @@
+#' Zarr group
+#'
+#' A group is a node that holds other groups and arrays. Its children are
+#' found by listing the store (or from consolidated metadata) when the
+#' hierarchy is opened.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' z <- create_zarr()
+#' root <- z[["/"]]
+#' g <- root$add_group("measurements")
+#' g$set_attribute("site", "A")
+#' root$add_array("temperature", define_array("float64", c(10, 5)))
+#' root
+#' root$count_arrays()
+zarr_group <- R6::R6Class("zarr_group",
+  inherit = zarr_node,
+  public = list(
+    #' @description Open a group; it must exist in the store.
+    #' @param name The name ("" for the root group).
+    #' @param metadata The metadata document, a list.
+    #' @param parent The parent group, or NULL for the root.
+    #' @param store The store.
+    initialize = function(name, metadata, parent = NULL, store = NULL) {
+      super$initialize(name, metadata, parent, store)
+    },
+    #' @description Print a summary of the group.
+    #' @param ... Ignored.
+    print = function(...) group_print(self),
+    #' @description Print the hierarchy below this group.
+    #' @param idx,total Used for indentation while recursing.
+    hierarchy = function(idx = 1L, total = 1L) {
+      cat(hierarchy_lines(self), sep = "\n")
+      invisible(self)
+    },
+    #' @description Find the children of this group and their descendants.
+    #' @return Self, invisibly.
+    build_hierarchy = function() {
+      private$.children <- group_find_children(self)
+      for (ch in private$.children) if (inherits(ch, "zarr_group")) ch$build_hierarchy()
+      invisible(self)
+    },
+    #' @description Retrieve a node by path relative to this group; ".."
+    #'   goes up one level.
+    #' @param path The relative path.
+    #' @return A [zarr_group] or [zarr_array], or NULL if there is none.
+    get_node = function(path) group_get_node(self, path),
+    #' @description Count the arrays in this group.
+    #' @param recursive Whether to count arrays in sub-groups too.
+    #' @return An integer.
+    count_arrays = function(recursive = TRUE) {
+      n <- 0L
+      for (ch in self$children) {
+        if (inherits(ch, "zarr_array")) n <- n + 1L
+        else if (recursive) n <- n + ch$count_arrays(TRUE)
+      }
+      n
+    },
+    #' @description Add a group under this group.
+    #' @param name The name of the new group.
+    #' @return The new [zarr_group].
+    add_group = function(name) {
+      meta <- self$store$create_group(self$path, name)
+      node <- build_node(name, meta, self, self$store)
+      private$add_child(node)
+    },
+    #' @description Add an array under this group.
+    #' @param name The name of the new array.
+    #' @param metadata A list or [array_builder] defining the array.
+    #' @return The new [zarr_array].
+    add_array = function(name, metadata) {
+      meta <- self$store$create_array(self$path, name, metadata)
+      node <- build_node(name, meta, self, self$store)
+      private$add_child(node)
+    },
+    #' @description Delete a child group (which must be empty) or array.
+    #' @param name The name of the child.
+    #' @return Self, invisibly.
+    delete = function(name) group_delete(self, private, name),
+    #' @description Delete everything below this group, and its attributes.
+    #' @return Self, invisibly.
+    delete_all = function() {
+      self$store$erase_prefix(self$prefix)
+      private$.metadata <- list(zarr_format = 3L, node_type = "group",
+                                attributes = structure(list(), names = character(0)))
+      self$save()
+      private$.children <- list()
+      invisible(self)
+    },
+    #' @description Remove a child from the cached children (internal).
+    #' @param name The child's name.
+    forget_child = function(name) {
+      private$.children <- Filter(function(ch) ch$name != name, self$children)
+      invisible(self)
+    }
+  ),
+  active = list(
+    #' @field children (read-only) The child groups and arrays, a list.
+    children = function(value) {
+      if (is.null(private$.children)) private$.children <- group_find_children(self)
+      private$.children
+    },
+    #' @field groups (read-only) Paths of the groups from here down.
+    groups = function(value) collect_paths(self, "zarr_group"),
+    #' @field arrays (read-only) Paths of the arrays from here down.
+    arrays = function(value) collect_paths(self, "zarr_array")
+  ),
+  private = list(
+    .children = NULL,
+    add_child = function(node) {
+      private$.children <- c(self$children, list(node))
+      node
+    }
+  )
+)
+
+# Children found by listing the store below the group's prefix.
+group_find_children <- function(group) {
+  store <- group$store
+  entries <- store$list_dir(group$prefix)
+  subs <- sort(sub("/$", "", entries[endsWith(entries, "/")]))
+  out <- list()
+  for (s in subs) {
+    name <- sub(".*/", "", s)
+    meta <- store$get_metadata(s)
+    if (!is.null(meta)) out[[length(out) + 1L]] <- build_node(name, meta, group, store)
+  }
+  out
+}
+
+collect_paths <- function(group, cls) {
+  out <- character(0)
+  if (cls == "zarr_group") out <- group$path
+  for (ch in group$children) {
+    if (inherits(ch, "zarr_group")) {
+      out <- c(out, collect_paths(ch, cls))
+    } else if (cls == "zarr_array") {
+      out <- c(out, ch$path)
+    }
+  }
+  out
+}
+
+group_get_node <- function(group, path) {
+  check_string(path, "path")
+  parts <- strsplit(path, "/", fixed = TRUE)[[1L]]
+  node <- group
+  for (p in parts[nzchar(parts) & parts != "."]) {
+    if (p == "..") {
+      node <- node$parent
+    } else if (inherits(node, "zarr_group")) {
+      hit <- Filter(function(ch) ch$name == p, node$children)
+      node <- if (length(hit)) hit[[1L]] else NULL
+    } else {
+      node <- NULL
+    }
+    if (is.null(node)) return(NULL)
+  }
+  node
+}
+
+group_delete <- function(self, private, name) {
+  check_string(name, "name")
+  node <- self$get_node(name)
+  if (is.null(node) || !identical(node$parent, self)) {
+    zarr_abort("not_found", sprintf("group '%s' has no child '%s'", self$path, name))
+  }
+  if (inherits(node, "zarr_group") && length(node$children)) {
+    zarr_abort("argument", sprintf("group '%s' is not empty; use delete_all() on it first", node$path))
+  }
+  self$store$erase_prefix(node$prefix)
+  self$forget_child(node$name)
+  invisible(self)
+}
+
+group_print <- function(group) {
+  cat("<Zarr group> ", if (group$path == "/") "[root]" else group$path, "\n", sep = "")
+  n_groups <- sum(vapply(group$children, inherits, logical(1), "zarr_group"))
+  n_arrays <- length(group$children) - n_groups
+  cat("children: ", n_groups, " group", if (n_groups != 1L) "s", ", ", n_arrays, " array",
+      if (n_arrays != 1L) "s", "\n", sep = "")
+  group$print_attributes()
+  invisible(group)
+}
+
+# The tree below a node, one line per node.
+hierarchy_lines <- function(node, indent = "") {
+  label <- if (inherits(node, "zarr_array")) {
+    sprintf("%s %s [%s] %s", if (nzchar(node$name)) node$name else "/", "<array>",
+            paste(node$shape, collapse = " x "), node$data_type$data_type)
+  } else {
+    sprintf("%s <group>", if (nzchar(node$name)) node$name else "/")
+  }
+  lines <- paste0(indent, label)
+  if (inherits(node, "zarr_group")) {
+    kids <- node$children
+    for (i in seq_along(kids)) {
+      last <- i == length(kids)
+      sub <- hierarchy_lines(kids[[i]], "")
+      first <- paste0(indent, if (last) "\u2514\u2500 " else "\u251c\u2500 ", sub[1L])
+      rest <- if (length(sub) > 1L) paste0(indent, if (last) "   " else "\u2502  ", sub[-1L]) else character(0)
+      lines <- c(lines, first, rest)
+    }
+  }
+  lines
+}

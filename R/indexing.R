@@ -1,0 +1,205 @@
+# R's indexing operators on arrays and hierarchies.
+
+#' Extract or replace parts of a Zarr array
+#'
+#' `arr[i, j, ...]` reads the selected elements with R's rules for `[` on
+#' an array: positive, negative, logical and character (via dimnames)
+#' indices, in any order and with repeats, empty (the whole dimension), and
+#' `drop`. Only the chunks holding selected elements are read.
+#' `arr[i, j, ...] <- value` writes them, recycling `value` as R does.
+#'
+#' Unlike the manual this package follows, indices need not be consecutive.
+#'
+#' @param x A [zarr_array].
+#' @param i,j,... Indices, one per dimension.
+#' @param drop Whether to drop dimensions of extent 1. Default TRUE.
+#' @param value The values to write.
+#' @return For `[`, a vector, matrix or array.
+#' @name array-indexing
+#' @examples
+#' x <- array(1:100, c(10, 10))
+#' z <- as_zarr(x)
+#' arr <- z[["/"]]
+#' arr[3:5, 7:9]
+#' arr[-1, c(TRUE, FALSE)]
+#' arr[1, 1:3] <- 0L
+#' arr[1, ]
+NULL
+
+# The indices per dimension of a call to `[` or `[<-`, as positive 1-based
+# vectors (NULL for a missing index = whole dimension).
+index_args <- function(x, args, env) {
+  shape <- x$shape
+  nd <- length(shape)
+  what <- array_what(x)
+  if (length(args) == 1L && nd != 1L) {
+    if (identical(args[[1L]], quote(expr = ))) {
+      args <- rep(list(quote(expr = )), nd)
+    } else {
+      zarr_abort("selection", sprintf("%s has %d dimensions: give %d indices", what, nd, nd))
+    }
+  }
+  if (length(args) != nd) {
+    zarr_abort("selection", sprintf("%s has %d dimensions but %d indices were given", what, nd, length(args)))
+  }
+  dn <- dimnames(x)
+  lapply(seq_len(nd), function(d) {
+    if (identical(args[[d]], quote(expr = ))) return(NULL)
+    resolve_index(eval(args[[d]], env), shape[d], dn[[d]], d, what)
+  })
+}
+
+# The index expressions of a `[` call, without `x` and the named argument
+# `skip` (drop or value).
+call_index_args <- function(call, skip) {
+  args <- as.list(call)[-c(1L, 2L)]
+  nm <- names(args)
+  if (!is.null(nm)) args <- args[nm != skip]
+  args
+}
+
+# One index vector -> positive 1-based indices, with R's rules.
+resolve_index <- function(i, n, names, d, what) {
+  bad <- function(msg) zarr_abort("selection", sprintf("%s, dimension %d: %s", what, d, msg))
+  if (is.null(i)) return(numeric(0))
+  if (is.factor(i)) i <- as.character(i)
+  if (is.character(i)) {
+    if (is.null(names)) bad("character indices need dimnames")
+    m <- match(i, names)
+    if (anyNA(m)) bad(sprintf("no dimname '%s'", i[is.na(m)][1L]))
+    return(as.numeric(m))
+  }
+  if (is.logical(i)) {
+    if (anyNA(i)) bad("NA indices are not supported")
+    if (length(i) > n) bad(sprintf("logical index of length %d is longer than the extent %s", length(i), format(n)))
+    return(as.numeric(which(rep_len(i, n))))
+  }
+  if (!is.numeric(i)) bad(sprintf("indices of type '%s' are not supported", typeof(i)))
+  if (anyNA(i)) bad("NA indices are not supported")
+  i <- trunc(as.numeric(i))
+  i <- i[i != 0]
+  if (!length(i)) return(numeric(0))
+  if (all(i < 0)) {
+    if (any(-i > n)) bad("negative index out of bounds")
+    return(setdiff(seq_len(n), -i))
+  }
+  if (any(i < 0)) bad("positive and negative indices cannot be mixed")
+  if (any(i > n)) bad(sprintf("subscript %s out of bounds (extent %s)", format(max(i)), format(n)))
+  i
+}
+
+#' @rdname array-indexing
+#' @export
+`[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
+  args <- call_index_args(sys.call(), "drop")
+  if (!length(args)) return(x$read())
+  sel <- index_args(x, args, parent.frame())
+  if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
+    return(empty_result(x, sel, drop))
+  }
+  out <- x$read(sel)
+  shape <- selection_shape_r(sel, x$shape)
+  finish_result(out, shape, dimnames_for(x, sel), drop)
+}
+
+selection_shape_r <- function(sel, shape) {
+  vapply(seq_along(shape), function(d) if (is.null(sel[[d]])) shape[d] else length(sel[[d]]), numeric(1))
+}
+
+dimnames_for <- function(x, sel) {
+  dn <- dimnames(x)
+  if (is.null(dn)) return(NULL)
+  Map(function(names, s) if (is.null(names) || is.null(s)) names else names[s], dn, sel)
+}
+
+finish_result <- function(out, shape, dn, drop) {
+  if (length(shape) >= 1L) {
+    dim(out) <- shape
+    if (!is.null(dn)) dimnames(out) <- dn
+  }
+  if (drop) out <- drop_dims(out)
+  out
+}
+
+drop_dims <- function(out) {
+  d <- dim(out)
+  if (is.null(d)) return(out)
+  if (length(d) == 1L) {
+    n <- dimnames(out)[[1L]]
+    dim(out) <- NULL
+    if (!is.null(n)) names(out) <- n
+    return(out)
+  }
+  drop(out)
+}
+
+empty_result <- function(x, sel, drop) {
+  proto <- switch(x$data_type$Rtype,
+    logical = logical(0), integer = integer(0), double = double(0), complex = complex(0),
+    integer64 = if (use_bit64()) bit64::integer64(0) else double(0)
+  )
+  finish_result(proto, selection_shape_r(sel, x$shape), dimnames_for(x, sel), drop)
+}
+
+#' @rdname array-indexing
+#' @export
+`[<-.zarr_array` <- function(x, i, j, ..., value) {
+  args <- call_index_args(sys.call(), "value")
+  sel <- if (length(args)) index_args(x, args, parent.frame()) else rep(list(NULL), length(x$shape))
+  shape <- selection_shape_r(sel, x$shape)
+  n <- prod(shape)
+  if (n == 0) return(x)
+  if (!length(value)) zarr_abort("type", sprintf("%s: replacement has length zero", array_what(x)))
+  if (n %% length(value) != 0) {
+    zarr_abort("type", sprintf("%s: %d items to replace is not a multiple of the replacement length %d",
+                               array_what(x), n, length(value)))
+  }
+  if (length(value) != n) value <- rep_len(value, n)
+  full <- lapply(seq_along(sel), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
+  x$write(value, full)
+  x
+}
+
+#' @export
+dim.zarr_array <- function(x) {
+  s <- x$shape
+  if (!length(s)) return(NULL)
+  if (all(s <= .Machine$integer.max)) as.integer(s) else s
+}
+
+#' @export
+dimnames.zarr_array <- function(x) {
+  dn <- unlist(x$metadata$dimension_names)
+  if (is.null(dn) || length(dn) != length(x$shape)) {
+    dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
+  }
+  if (is.null(dn) || length(dn) != length(x$shape)) return(NULL)
+  structure(vector("list", length(dn)), names = dn)
+}
+
+#' Extract a node from a Zarr object
+#'
+#' `z[["/path"]]` returns the group or array at an absolute path.
+#'
+#' @param x A [zarr] object.
+#' @param i The path, starting with "/".
+#' @return A [zarr_group] or [zarr_array], or NULL.
+#' @export
+#' @examples
+#' z <- as_zarr(1:10)
+#' z[["/"]]
+`[[.zarr` <- function(x, i) x$get_node(i)
+
+#' Extract a node from a Zarr group
+#'
+#' `g[["path"]]` returns the node at a path relative to the group.
+#'
+#' @param x A [zarr_group].
+#' @param i The relative path; ".." goes up.
+#' @return A [zarr_group] or [zarr_array], or NULL.
+#' @export
+#' @examples
+#' z <- create_zarr()
+#' z$add_group("/", "a")
+#' z[["/"]][["a"]]
+`[[.zarr_group` <- function(x, i) x$get_node(i)

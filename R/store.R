@@ -1,0 +1,364 @@
+# Stores. Every store class here holds a handle to a store in the Rust
+# engine, which does the I/O; the R6 methods only translate arguments.
+
+#' Zarr abstract store
+#'
+#' The base class of all stores: a map from keys (strings such as
+#' `"group/array/c/0/1"`) to raw vectors. Use [zarr_localstore] or
+#' [zarr_memorystore]; this class is not instantiated directly.
+#'
+#' Keys are relative to the store root and are checked before use: a key
+#' with `..`, `.`, an empty segment, a backslash or a leading `/` is refused
+#' with a `zarr_error_invalid_key` condition, so no key can escape the root.
+#'
+#' @docType class
+#' @export
+zarr_store <- R6::R6Class("zarr_store",
+  cloneable = FALSE,
+  public = list(
+    #' @description Create an instance of this class (by descendant classes).
+    #' @param read_only Whether the store is read-only.
+    #' @param version The Zarr version of the store, 3.
+    initialize = function(read_only = FALSE, version = 3L) {
+      private$.version <- as.integer(version)
+    },
+    #' @description Remove every key and value from the store except the
+    #'   root metadata document.
+    #' @return TRUE, invisibly.
+    clear = function() store_clear(self, private),
+    #' @description Remove a key. Removing a key that is absent is not an error.
+    #' @param key The key to remove.
+    #' @return TRUE, invisibly.
+    erase = function(key) {
+      zarr_call(rz_store_erase(private$handle, key))
+      invisible(TRUE)
+    },
+    #' @description Remove every key that starts with a prefix.
+    #' @param prefix The prefix, "" or ending in "/".
+    #' @return TRUE, invisibly.
+    erase_prefix = function(prefix) {
+      zarr_call(rz_store_erase_prefix(private$handle, as_prefix(prefix)))
+      invisible(TRUE)
+    },
+    #' @description Whether a key exists.
+    #' @param key The key to look for.
+    #' @return TRUE or FALSE.
+    exists = function(key) zarr_call(rz_store_exists(private$handle, key)),
+    #' @description Retrieve the value of a key.
+    #' @param key The key.
+    #' @param prototype Ignored; values are raw vectors.
+    #' @param byte_range NULL for the whole value; a single non-negative
+    #'   number for the bytes from that 0-based offset to the end; a single
+    #'   negative number `-n` for the last `n` bytes; or `c(offset, length)`.
+    #' @return A raw vector, or NULL if the key does not exist.
+    get = function(key, prototype = NULL, byte_range = NULL) store_get(private$handle, key, byte_range),
+    #' @description Size in bytes of the value of a key.
+    #' @param key The key.
+    #' @return A number, or NA if the key does not exist.
+    getsize = function(key) zarr_call(rz_store_size(private$handle, key)),
+    #' @description Total size in bytes of the values under a prefix.
+    #' @param prefix The prefix.
+    #' @return A number.
+    getsize_prefix = function(prefix) {
+      keys <- self$list_prefix(prefix)
+      sum(vapply(keys, function(k) self$getsize(k), numeric(1)))
+    },
+    #' @description Whether no key starts with a prefix.
+    #' @param prefix The prefix.
+    #' @return TRUE or FALSE.
+    is_empty = function(prefix) length(self$list_prefix(prefix)) == 0L,
+    #' @description All keys in the store.
+    #' @return A character vector, sorted.
+    list = function() zarr_call(rz_store_list(private$handle)),
+    #' @description The keys and sub-prefixes directly below a prefix.
+    #' @param prefix The prefix, "" or ending in "/".
+    #' @return A character vector: keys, then prefixes (ending in "/").
+    list_dir = function(prefix) {
+      d <- zarr_call(rz_store_list_dir(private$handle, as_prefix(prefix)))
+      c(d$keys, d$prefixes)
+    },
+    #' @description All keys below a prefix.
+    #' @param prefix The prefix.
+    #' @return A character vector, sorted.
+    list_prefix = function(prefix) zarr_call(rz_store_list_prefix(private$handle, as_prefix(prefix))),
+    #' @description Store a value under a key, replacing any old value.
+    #' @param key The key.
+    #' @param value A raw vector.
+    #' @return Self, invisibly.
+    set = function(key, value) {
+      if (!is.raw(value)) zarr_abort("argument", sprintf("the value for key '%s' must be a raw vector", key))
+      zarr_call(rz_store_set(private$handle, key, value))
+      invisible(self)
+    },
+    #' @description Store a value under a key unless the key exists.
+    #' @param key The key.
+    #' @param value A raw vector.
+    #' @return Self, invisibly.
+    set_if_not_exists = function(key, value) {
+      if (!self$exists(key)) self$set(key, value)
+      invisible(self)
+    },
+    #' @description The metadata document of the node at a path.
+    #' @param prefix The node path ("" or "/" for the root).
+    #' @return A list, or NULL when there is no node there.
+    get_metadata = function(prefix) store_get_metadata(self, prefix),
+    #' @description Write the metadata document of the node at a path.
+    #' @param prefix The node path.
+    #' @param metadata A list, or an [array_builder].
+    #' @return Self, invisibly.
+    set_metadata = function(prefix, metadata) store_set_metadata(self, prefix, metadata),
+    #' @description Whether a path is a group.
+    #' @param path The node path.
+    #' @return TRUE or FALSE.
+    is_group = function(path) identical(self$get_metadata(path)$node_type, "group"),
+    #' @description Create a group.
+    #' @param path The path of the parent group.
+    #' @param name The name of the new group; "" for the root group.
+    #' @return The metadata of the new group, a list.
+    create_group = function(path, name) store_create_group(self, path, name),
+    #' @description Create an array.
+    #' @param parent The path of the parent group.
+    #' @param name The name of the new array; "" for a root array.
+    #' @param metadata A list or [array_builder] with the array's metadata.
+    #' @return The metadata of the new array, a list.
+    create_array = function(parent, name, metadata) store_create_array(self, parent, name, metadata),
+    #' @description Print a short description of the store.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat("<", self$friendlyClassName, "> ", zarr_call(rz_store_info(private$handle))$description,
+          if (self$read_only) " (read-only)", "\n", sep = "")
+      invisible(self)
+    }
+  ),
+  active = list(
+    #' @field friendlyClassName (read-only) Name of the class for printing.
+    friendlyClassName = function(value) "Zarr store",
+    #' @field read_only (read-only) Whether the store is read-only.
+    read_only = function(value) zarr_call(rz_store_info(private$handle))$read_only,
+    #' @field supports_consolidated_metadata (read-only) Whether the store
+    #'   can hold consolidated metadata.
+    supports_consolidated_metadata = function(value) TRUE,
+    #' @field supports_deletes (read-only) Whether keys can be deleted.
+    supports_deletes = function(value) !self$read_only,
+    #' @field supports_listing (read-only) Whether keys can be listed.
+    supports_listing = function(value) TRUE,
+    #' @field supports_partial_writes (read-only) Deprecated, always FALSE.
+    supports_partial_writes = function(value) FALSE,
+    #' @field supports_writes (read-only) Whether the store can be written.
+    supports_writes = function(value) !self$read_only,
+    #' @field version (read-only) The Zarr version of the store.
+    version = function(value) private$.version,
+    #' @field separator (read-only) The chunk key separator used for new arrays.
+    separator = function(value) "/"
+  ),
+  private = list(
+    handle = NULL,
+    .version = 3L
+  )
+)
+
+#' Zarr store on the local file system
+#'
+#' Keys map to files below a root folder following the Zarr file system
+#' store specification. Chunks are written to a temporary file in the same
+#' folder and renamed over the old one, so a reader (or a crash) never sees
+#' a partly written chunk.
+#'
+#' Unlike the manual this package follows, opening a store never creates a
+#' folder by accident: `zarr_localstore$new()` creates the root folder only
+#' when it does not exist yet, and [open_zarr()] refuses a missing path.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' root <- tempfile(fileext = ".zarr")
+#' s <- zarr_localstore$new(root)
+#' s$set("a/b", as.raw(1:3))
+#' s$get("a/b")
+#' s$list()
+#' unlink(root, recursive = TRUE)
+zarr_localstore <- R6::R6Class("zarr_localstore",
+  inherit = zarr_store,
+  cloneable = FALSE,
+  public = list(
+    #' @description Create or open a store on the local file system.
+    #' @param root The folder of the store; a `file://` URI is accepted.
+    #' @param read_only Whether the store is read-only. Default FALSE.
+    #' @param create Whether to create the folder when it does not exist.
+    initialize = function(root, read_only = FALSE, create = !read_only) {
+      check_string(root, "root")
+      check_flag(read_only, "read_only")
+      super$initialize(read_only)
+      root <- path.expand(root)
+      private$handle <- zarr_call(rz_store_local(enc2utf8(root), read_only, create))
+      private$.root <- normalizePath(sub("^file://", "", root), winslash = "/", mustWork = FALSE)
+    }
+  ),
+  active = list(
+    #' @field friendlyClassName (read-only) Name of the class for printing.
+    friendlyClassName = function(value) "Local file system store",
+    #' @field root (read-only) The root folder of the store.
+    root = function(value) private$.root,
+    #' @field uri (read-only) The URI of the store location.
+    uri = function(value) paste0("file://", private$.root)
+  ),
+  private = list(.root = NULL)
+)
+
+#' Zarr store in memory
+#'
+#' Keys and values held in memory by the Rust engine, gone when the store
+#' is garbage-collected.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' s <- zarr_memorystore$new()
+#' s$set("x", charToRaw("hello"))
+#' rawToChar(s$get("x"))
+#' s$keys
+zarr_memorystore <- R6::R6Class("zarr_memorystore",
+  inherit = zarr_store,
+  cloneable = FALSE,
+  public = list(
+    #' @description Create an empty memory store.
+    #' @param read_only Whether the store is read-only. Default FALSE.
+    initialize = function(read_only = FALSE) {
+      super$initialize(read_only)
+      private$handle <- zarr_call(rz_store_memory(read_only))
+    }
+  ),
+  active = list(
+    #' @field friendlyClassName (read-only) Name of the class for printing.
+    friendlyClassName = function(value) "Memory store",
+    #' @field keys (read-only) The keys in the store.
+    keys = function(value) self$list()
+  )
+)
+
+# ---------------------------------------------------------------- helpers
+
+# The Rust handle of a store, for the array engine.
+store_handle <- function(store) {
+  h <- store$.__enclos_env__$private$handle
+  if (is.null(h)) {
+    zarr_abort("unsupported", sprintf("stores of class '%s' have no engine handle", class(store)[1L]))
+  }
+  h
+}
+
+# "/a/b", "a/b/" and "a/b" -> "a/b/"; "/" and "" -> "".
+as_prefix <- function(prefix) {
+  check_string(prefix, "prefix")
+  p <- gsub("^/+|/+$", "", prefix)
+  if (nzchar(p)) paste0(p, "/") else ""
+}
+
+# "/a/b/" -> "a/b"; "/" -> "".
+node_key_path <- function(path) gsub("^/+|/+$", "", path)
+
+metadata_key <- function(path) {
+  p <- node_key_path(path)
+  if (nzchar(p)) paste0(p, "/zarr.json") else "zarr.json"
+}
+
+store_get <- function(handle, key, byte_range) {
+  check_string(key, "key")
+  offset <- -1
+  length <- -1
+  suffix <- FALSE
+  if (!is.null(byte_range)) {
+    if (!is.numeric(byte_range) || anyNA(byte_range) || !length(byte_range) %in% 1:2) {
+      zarr_abort("argument", "`byte_range` must be NULL, one number, or c(offset, length)")
+    }
+    if (length(byte_range) == 1L) {
+      if (byte_range < 0) {
+        length <- -byte_range
+        suffix <- TRUE
+      } else {
+        offset <- byte_range
+      }
+    } else {
+      if (any(byte_range < 0)) zarr_abort("argument", "`byte_range` offsets and lengths cannot be negative")
+      offset <- byte_range[1L]
+      length <- byte_range[2L]
+    }
+  }
+  zarr_call(rz_store_get(handle, key, as.double(offset), as.double(length), suffix))
+}
+
+store_clear <- function(self, private) {
+  root_meta <- self$get("zarr.json")
+  zarr_call(rz_store_erase_prefix(private$handle, ""))
+  if (!is.null(root_meta)) self$set("zarr.json", root_meta)
+  invisible(TRUE)
+}
+
+# Parse JSON text from the engine into R lists; 64-bit integers that do not
+# fit a double stay character strings.
+parse_json <- function(txt) {
+  jsonlite::fromJSON(txt, simplifyVector = FALSE, bigint_as_char = TRUE)
+}
+
+to_json <- function(x, pretty = TRUE) {
+  jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA, pretty = pretty)
+}
+
+store_get_metadata <- function(self, prefix) {
+  raw <- self$get(metadata_key(prefix))
+  if (is.null(raw)) return(NULL)
+  txt <- rawToChar(raw)
+  Encoding(txt) <- "UTF-8"
+  zarr_call(rz_metadata_normalize(txt))
+  parse_json(txt)
+}
+
+# Validate a metadata list (or array_builder) with the engine and return the
+# canonical JSON text.
+metadata_json <- function(metadata) {
+  if (inherits(metadata, "array_builder")) metadata <- metadata$metadata()
+  if (!is.list(metadata)) zarr_abort("argument", "`metadata` must be a list or an array_builder")
+  zarr_call(rz_metadata_normalize(to_json(metadata, pretty = FALSE)))
+}
+
+store_set_metadata <- function(self, prefix, metadata) {
+  txt <- metadata_json(metadata)
+  self$set(metadata_key(prefix), charToRaw(enc2utf8(txt)))
+  invisible(self)
+}
+
+check_node_name <- function(name) {
+  check_string(name, "name")
+  if (!nzchar(name)) return(invisible(name))
+  if (grepl("/", name, fixed = TRUE) || name %in% c(".", "..") || startsWith(name, "__")) {
+    zarr_abort("argument", sprintf("invalid node name '%s': names cannot contain '/', be '.' or '..', or start with '__'", name))
+  }
+  invisible(name)
+}
+
+child_path <- function(path, name) {
+  p <- node_key_path(path)
+  if (!nzchar(name)) return(p)
+  if (nzchar(p)) paste(p, name, sep = "/") else name
+}
+
+store_create_group <- function(self, path, name) {
+  check_node_name(name)
+  p <- child_path(path, name)
+  if (self$exists(metadata_key(p))) {
+    zarr_abort("argument", sprintf("a node already exists at '/%s'", p))
+  }
+  meta <- list(zarr_format = 3L, node_type = "group", attributes = structure(list(), names = character(0)))
+  self$set_metadata(p, meta)
+  meta
+}
+
+store_create_array <- function(self, parent, name, metadata) {
+  check_node_name(name)
+  p <- child_path(parent, name)
+  if (self$exists(metadata_key(p))) {
+    zarr_abort("argument", sprintf("a node already exists at '/%s'", p))
+  }
+  self$set_metadata(p, metadata)
+  self$get_metadata(p)
+}

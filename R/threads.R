@@ -1,0 +1,40 @@
+#' Number of threads used for chunk I/O
+#'
+#' Reads and writes decode and encode chunks in parallel on a thread pool
+#' owned by this package (never another package's pool). The thread count is
+#' taken, in order, from the option `zarr.num_threads`, the environment
+#' variable `ZARR_NUM_THREADS`, and otherwise the number of cores. When
+#' `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does), at most 2 threads
+#' are used.
+#'
+#' @return A single positive integer.
+#' @export
+#' @examples
+#' zarr_num_threads()
+#' old <- options(zarr.num_threads = 1)
+#' zarr_num_threads()
+#' options(old)
+zarr_num_threads <- function() {
+  n <- getOption("zarr.num_threads")
+  if (is.null(n)) {
+    env <- Sys.getenv("ZARR_NUM_THREADS", "")
+    n <- if (nzchar(env)) suppressWarnings(as.integer(env)) else NA_integer_
+  }
+  if (length(n) != 1L || is.na(n) || n < 1L) {
+    n <- parallel::detectCores(logical = TRUE)
+    if (is.na(n)) n <- 1L
+  }
+  n <- as.integer(n)
+  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_", ""))) n <- min(n, 2L)
+  n
+}
+
+# Whether a crc32c mismatch is an error (TRUE) or a warning (FALSE, default).
+zarr_strict_checksums <- function() {
+  isTRUE(getOption("zarr.strict_checksums", FALSE))
+}
+
+# Whether 64-bit integers read as bit64::integer64.
+use_bit64 <- function() {
+  requireNamespace("bit64", quietly = TRUE)
+}

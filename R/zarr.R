@@ -1,0 +1,251 @@
+# The zarr object: a store and the hierarchy of nodes in it.
+
+#' Zarr object
+#'
+#' A Zarr data set: a store and the hierarchy of groups and arrays in it.
+#' Create one with [create_zarr()], [open_zarr()] or [as_zarr()].
+#'
+#' Paths are absolute: "/" is the root node, "/group/array" a node below it.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' z <- create_zarr()
+#' z$add_group("/", "g")
+#' z$add_array("/g", "a", define_array("int32", c(4, 4)))
+#' z
+#' z$hierarchy()
+#' z$arrays
+zarr <- R6::R6Class("zarr",
+  public = list(
+    #' @description Open the hierarchy in a store.
+    #' @param store A [zarr_store] holding a root group or array.
+    initialize = function(store) {
+      if (!inherits(store, "zarr_store")) zarr_abort("argument", "`store` must be a zarr_store")
+      private$.store <- store
+      meta <- store$get_metadata("")
+      if (is.null(meta)) zarr_abort("not_found", "the store has no root group or array ('zarr.json')")
+      private$.root <- build_node("", meta, NULL, store)
+    },
+    #' @description Print a summary.
+    #' @param ... Ignored.
+    print = function(...) zarr_print(self),
+    #' @description Print the hierarchy as a tree.
+    hierarchy = function() {
+      cat(hierarchy_lines(private$.root), sep = "\n")
+      invisible(self)
+    },
+    #' @description Retrieve the node at a path.
+    #' @param path An absolute path starting with "/".
+    #' @return A [zarr_group] or [zarr_array], or NULL if there is none.
+    get_node = function(path) {
+      check_string(path, "path")
+      if (!startsWith(path, "/")) zarr_abort("argument", sprintf("path '%s' must start with '/'", path))
+      rel <- sub("^/+", "", path)
+      if (!nzchar(rel)) return(private$.root)
+      if (!inherits(private$.root, "zarr_group")) return(NULL)
+      private$.root$get_node(rel)
+    },
+    #' @description Add a group.
+    #' @param path The path of the parent group.
+    #' @param name The name of the new group.
+    #' @return The new [zarr_group].
+    add_group = function(path, name) private$group_at(path)$add_group(name),
+    #' @description Add an array.
+    #' @param path The path of the parent group.
+    #' @param name The name of the new array.
+    #' @param metadata A list or [array_builder] defining the array.
+    #' @return The new [zarr_array].
+    add_array = function(path, name, metadata) private$group_at(path)$add_array(name, metadata),
+    #' @description Delete a group.
+    #' @param path The path of the group; "/" clears the root group.
+    #' @param recursive Whether to delete a group that is not empty, with
+    #'   everything in it.
+    #' @return Self, invisibly.
+    delete_group = function(path, recursive = FALSE) zarr_delete_group(self, private, path, recursive),
+    #' @description Delete an array. Deleting a root array leaves an empty
+    #'   root group.
+    #' @param path The path of the array.
+    #' @return Self, invisibly.
+    delete_array = function(path) zarr_delete_array(self, private, path)
+  ),
+  active = list(
+    #' @field version (read-only) The Zarr version, 3.
+    version = function(value) private$.store$version,
+    #' @field root (read-only) The root node.
+    root = function(value) private$.root,
+    #' @field store (read-only) The store.
+    store = function(value) private$.store,
+    #' @field domain (read-only) The domain that built the root node.
+    domain = function(value) node_domain(private$.root),
+    #' @field groups (read-only) The paths of all groups.
+    groups = function(value) if (inherits(private$.root, "zarr_group")) private$.root$groups else character(0),
+    #' @field arrays (read-only) The paths of all arrays.
+    arrays = function(value) if (inherits(private$.root, "zarr_group")) private$.root$arrays else "/"
+  ),
+  private = list(
+    .store = NULL,
+    .root = NULL,
+    group_at = function(path) {
+      g <- self$get_node(path)
+      if (!inherits(g, "zarr_group")) zarr_abort("not_found", sprintf("there is no group at '%s'", path))
+      g
+    },
+    set_root = function(node) private$.root <- node
+  )
+)
+
+zarr_delete_group <- function(self, private, path, recursive) {
+  check_flag(recursive, "recursive")
+  g <- private$group_at(path)
+  if (length(g$children) && !recursive) {
+    zarr_abort("argument", sprintf("group '%s' is not empty; use recursive = TRUE", path))
+  }
+  if (is.null(g$parent)) {
+    g$delete_all()
+  } else {
+    self$store$erase_prefix(g$prefix)
+    g$parent$forget_child(g$name)
+  }
+  invisible(self)
+}
+
+zarr_delete_array <- function(self, private, path) {
+  a <- self$get_node(path)
+  if (!inherits(a, "zarr_array")) zarr_abort("not_found", sprintf("there is no array at '%s'", path))
+  if (is.null(a$parent)) {
+    self$store$erase_prefix("")
+    self$store$create_group("", "")
+    private$set_root(build_node("", self$store$get_metadata(""), NULL, self$store))
+  } else {
+    self$store$erase_prefix(a$prefix)
+    a$parent$forget_child(a$name)
+  }
+  invisible(self)
+}
+
+zarr_print <- function(z) {
+  cat("<Zarr object> version ", z$version, "\n", sep = "")
+  cat("store : ")
+  print(z$store)
+  root <- z$root
+  if (inherits(root, "zarr_array")) {
+    cat("root  : array [", paste(root$shape, collapse = " x "), "] ", root$data_type$data_type, "\n", sep = "")
+  } else {
+    cat("root  : group with ", length(z$groups) - 1L, " sub-group", if (length(z$groups) != 2L) "s", " and ",
+        length(z$arrays), " array", if (length(z$arrays) != 1L) "s", "\n", sep = "")
+  }
+  root$print_attributes()
+  invisible(z)
+}
+
+#' Create a Zarr store
+#'
+#' Creates a new Zarr (version 3) data set with an empty root group, on the
+#' local file system or in memory.
+#'
+#' @param location A folder for the store (a path or `file://` URI; ".zarr"
+#'   is the customary extension), or NULL for a store in memory. The folder
+#'   must not hold a Zarr store already.
+#' @return A [zarr] object.
+#' @export
+#' @examples
+#' fn <- tempfile(fileext = ".zarr")
+#' my_zarr_object <- create_zarr(fn)
+#' my_zarr_object$store$root
+#' unlink(fn, recursive = TRUE)
+create_zarr <- function(location = NULL) {
+  store <- new_store(location)
+  if (store$exists("zarr.json")) {
+    zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", location))
+  }
+  store$create_group("", "")
+  zarr$new(store)
+}
+
+new_store <- function(location) {
+  if (is.null(location)) return(zarr_memorystore$new())
+  check_string(location, "location")
+  zarr_localstore$new(location, read_only = FALSE, create = TRUE)
+}
+
+#' Open a Zarr store
+#'
+#' Opens an existing Zarr (version 3) data set on the local file system. A
+#' path that does not exist is an error (`zarr_error_not_found`); nothing is
+#' created.
+#'
+#' @param location The folder of the store, a path or `file://` URI.
+#' @param read_only Whether to open the store read-only. Default FALSE.
+#' @return A [zarr] object.
+#' @export
+#' @examples
+#' fn <- tempfile(fileext = ".zarr")
+#' z <- as_zarr(matrix(rnorm(6), 2, 3), location = fn)
+#' z2 <- open_zarr(fn, read_only = TRUE)
+#' z2[["/"]][]
+#' unlink(fn, recursive = TRUE)
+open_zarr <- function(location, read_only = FALSE) {
+  check_string(location, "location")
+  check_flag(read_only, "read_only")
+  store <- zarr_localstore$new(location, read_only = read_only, create = FALSE)
+  zarr$new(store)
+}
+
+r_data_type <- function(x) {
+  if (inherits(x, "integer64")) return("int64")
+  switch(typeof(x),
+    logical = "bool",
+    integer = "int32",
+    double = "float64",
+    complex = "complex128",
+    zarr_abort("type", sprintf("cannot convert an R object of type '%s' to a Zarr array", typeof(x)))
+  )
+}
+
+#' Convert an R object into a Zarr array
+#'
+#' Stores an R vector, matrix or array as a Zarr array: logical becomes
+#' bool, integer int32, double float64, complex complex128 and
+#' `bit64::integer64` int64. Chunks are at most 100 long along each
+#' dimension, and the codecs are `transpose` (R order), `bytes` and `zstd`.
+#'
+#' @param x A logical, integer, double or complex vector, matrix or array.
+#' @param name Optional name of the array. Without a name the array is the
+#'   root of a new store.
+#' @param location Optional: a [zarr_group] to add the array to (then
+#'   `name` is required), or a folder for a new store. NULL (the default)
+#'   makes a store in memory.
+#' @return The new [zarr_array] when `location` is a group, otherwise the
+#'   new [zarr] object.
+#' @export
+#' @examples
+#' x <- array(1:400, c(5, 20, 4))
+#' z <- as_zarr(x)
+#' z
+#' identical(z[["/"]][], x)
+as_zarr <- function(x, name = NULL, location = NULL) {
+  dtype <- r_data_type(x)
+  shape <- if (is.null(dim(x))) length(x) else dim(x)
+  def <- define_array(dtype, shape)
+  if (inherits(location, "zarr_group")) {
+    if (is.null(name)) zarr_abort("argument", "`name` is required when `location` is a group")
+    arr <- location$add_array(name, def)
+    arr$write(x)
+    return(arr)
+  }
+  store <- new_store(location)
+  if (store$exists("zarr.json")) {
+    zarr_abort("argument", sprintf("'%s' already holds a Zarr store", location))
+  }
+  if (is.null(name)) {
+    store$create_array("", "", def)
+    z <- zarr$new(store)
+    z$root$write(x)
+  } else {
+    store$create_group("", "")
+    z <- zarr$new(store)
+    z$add_array("/", name, def)$write(x)
+  }
+  z
+}

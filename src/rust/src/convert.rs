@@ -1,0 +1,678 @@
+//! Element conversion between stored Zarr types and R vectors, and the
+//! strided N-d copy kernel every read and write goes through.
+//!
+//! Missing values follow ARCHITECTURE.md: on read an element equal to the
+//! fill value (numeric equality; with a NaN fill every NaN) becomes NA, except
+//! for bool; on write NA becomes the fill value (FALSE for bool).
+
+use crate::dtype::DataType;
+use crate::error::{Result, ZarrError};
+use crate::fill::{f16_to_f64, f64_to_f16};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const NA_INTEGER: i32 = i32::MIN;
+pub const NA_INTEGER64: i64 = i64::MIN;
+/// R's NA_real_: a NaN whose low word is 1954.
+pub const NA_REAL_BITS: u64 = 0x7FF0_0000_0000_07A2;
+
+pub fn na_real() -> f64 {
+    f64::from_bits(NA_REAL_BITS)
+}
+
+/// R's `R_IsNA`: NA, as opposed to any other NaN.
+#[inline(always)]
+pub fn is_na_real(x: f64) -> bool {
+    x.is_nan() && (x.to_bits() & 0xFFFF_FFFF) == 1954
+}
+
+/// A destination or source R buffer of one of the R vector types.
+pub enum RBufMut<'a> {
+    Logical(&'a mut [i32]),
+    Integer(&'a mut [i32]),
+    Double(&'a mut [f64]),
+    Complex(&'a mut [[f64; 2]]),
+    Integer64(&'a mut [i64]),
+}
+
+#[derive(Clone, Copy)]
+pub enum RBuf<'a> {
+    Logical(&'a [i32]),
+    Integer(&'a [i32]),
+    Double(&'a [f64]),
+    Complex(&'a [[f64; 2]]),
+    Integer64(&'a [i64]),
+}
+
+impl RBuf<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            RBuf::Logical(x) | RBuf::Integer(x) => x.len(),
+            RBuf::Double(x) => x.len(),
+            RBuf::Complex(x) => x.len(),
+            RBuf::Integer64(x) => x.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl RBufMut<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            RBufMut::Logical(x) | RBufMut::Integer(x) => x.len(),
+            RBufMut::Double(x) => x.len(),
+            RBufMut::Complex(x) => x.len(),
+            RBufMut::Integer64(x) => x.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Counts of values that could not be represented exactly on read.
+#[derive(Default)]
+pub struct Lossy {
+    pub inexact_double: AtomicUsize,
+    pub overflow_integer64: AtomicUsize,
+}
+
+impl Lossy {
+    pub fn warnings(&self, what: &str) -> Vec<String> {
+        let mut w = Vec::new();
+        let n = self.inexact_double.load(Ordering::Relaxed);
+        if n > 0 {
+            w.push(format!(
+                "{what}: {n} value(s) beyond 2^53 cannot be represented exactly as double; install the bit64 package to read them as integer64"
+            ));
+        }
+        let n = self.overflow_integer64.load(Ordering::Relaxed);
+        if n > 0 {
+            w.push(format!("{what}: {n} uint64 value(s) above 2^63-1 do not fit integer64 and were read as NA"));
+        }
+        w
+    }
+}
+
+/// Runs along one dimension for one chunk: (source index, destination index, length).
+pub type Span = (usize, usize, usize);
+
+/// Copy `f(src[..])` into `dst[..]` over the N-d index sets `spans`. Strides
+/// are in elements; a source stride of 0 broadcasts (used for fill values).
+///
+/// # Safety
+/// Every index reached must be in bounds of both buffers, and no other
+/// thread may write the destination elements reached.
+pub unsafe fn strided_copy<S: Copy, D: Copy>(
+    src: *const S,
+    src_strides: &[usize],
+    dst: *mut D,
+    dst_strides: &[usize],
+    spans: &[Vec<Span>],
+    f: &impl Fn(S) -> D,
+) {
+    let nd = spans.len();
+    if nd == 0 {
+        dst.write_unaligned(f(src.read_unaligned()));
+        return;
+    }
+    copy_dim(nd - 1, src, src_strides, dst, dst_strides, spans, f);
+}
+
+#[inline(always)]
+unsafe fn copy_dim<S: Copy, D: Copy>(
+    d: usize,
+    src: *const S,
+    ss: &[usize],
+    dst: *mut D,
+    ds: &[usize],
+    spans: &[Vec<Span>],
+    f: &impl Fn(S) -> D,
+) {
+    if d == 0 {
+        let (s0, d0) = (ss[0], ds[0]);
+        for &(a, b, len) in &spans[0] {
+            let sp = src.add(a * s0);
+            let dp = dst.add(b * d0);
+            if s0 == 1 && d0 == 1 {
+                for k in 0..len {
+                    dp.add(k).write_unaligned(f(sp.add(k).read_unaligned()));
+                }
+            } else {
+                for k in 0..len {
+                    dp.add(k * d0).write_unaligned(f(sp.add(k * s0).read_unaligned()));
+                }
+            }
+        }
+        return;
+    }
+    for &(a, b, len) in &spans[d] {
+        for k in 0..len {
+            copy_dim_outer(d - 1, src.add((a + k) * ss[d]), ss, dst.add((b + k) * ds[d]), ds, spans, f);
+        }
+    }
+}
+
+// Not inlined, to keep the recursion from blowing up code size.
+unsafe fn copy_dim_outer<S: Copy, D: Copy>(
+    d: usize,
+    src: *const S,
+    ss: &[usize],
+    dst: *mut D,
+    ds: &[usize],
+    spans: &[Vec<Span>],
+    f: &impl Fn(S) -> D,
+) {
+    copy_dim(d, src, ss, dst, ds, spans, f)
+}
+
+/// Where a copy reads from and writes to, in bytes, with element strides.
+pub struct Strided {
+    pub ptr: *mut u8,
+    pub strides: Vec<usize>,
+}
+
+macro_rules! le_from {
+    ($t:ty, $b:expr) => {{
+        let mut a = [0u8; std::mem::size_of::<$t>()];
+        a.copy_from_slice(&$b[..std::mem::size_of::<$t>()]);
+        <$t>::from_ne_bytes(a)
+    }};
+}
+
+fn fill_f64(dtype: DataType, fill: &[u8]) -> f64 {
+    match dtype {
+        DataType::Float16 => f16_to_f64(le_from!(u16, fill)),
+        DataType::Float32 => le_from!(f32, fill) as f64,
+        _ => le_from!(f64, fill),
+    }
+}
+
+#[inline(always)]
+fn float_read(v: f64, fill: f64, fill_nan: bool) -> f64 {
+    if (fill_nan && v.is_nan()) || v == fill {
+        na_real()
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+fn part_matches(v: f64, fill: f64) -> bool {
+    (fill.is_nan() && v.is_nan()) || v == fill
+}
+
+/// Decoded chunk elements (native endian, `dtype`) -> R buffer.
+///
+/// # Safety
+/// As `strided_copy`: `src` holds every element `spans` reaches with
+/// `src_strides`, `dst` is an R buffer of the matching type.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn read_into(
+    dtype: DataType,
+    fill: &[u8],
+    src: *const u8,
+    src_strides: &[usize],
+    dst: &RBufPtr,
+    spans: &[Vec<Span>],
+    lossy: &Lossy,
+) {
+    macro_rules! int_to_i32 {
+        ($t:ty) => {{
+            let fv = le_from!($t, fill);
+            strided_copy(src as *const $t, src_strides, dst.ptr as *mut i32, &dst.strides, spans, &|v: $t| {
+                if v == fv {
+                    NA_INTEGER
+                } else {
+                    v as i32
+                }
+            })
+        }};
+    }
+    macro_rules! to_i64 {
+        ($t:ty, $overflow:expr) => {{
+            let fv = le_from!($t, fill);
+            strided_copy(src as *const $t, src_strides, dst.ptr as *mut i64, &dst.strides, spans, &|v: $t| {
+                if v == fv {
+                    NA_INTEGER64
+                } else if $overflow(v) {
+                    lossy.overflow_integer64.fetch_add(1, Ordering::Relaxed);
+                    NA_INTEGER64
+                } else {
+                    v as i64
+                }
+            })
+        }};
+    }
+    macro_rules! big_to_f64 {
+        ($t:ty, $inexact:expr) => {{
+            let fv = le_from!($t, fill);
+            strided_copy(src as *const $t, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: $t| {
+                if v == fv {
+                    na_real()
+                } else {
+                    if $inexact(v) {
+                        lossy.inexact_double.fetch_add(1, Ordering::Relaxed);
+                    }
+                    v as f64
+                }
+            })
+        }};
+    }
+    const LIM: u64 = 1 << 53;
+    match (dtype, dst.rtype) {
+        (DataType::Bool, _) => {
+            strided_copy(src, src_strides, dst.ptr as *mut i32, &dst.strides, spans, &|v: u8| (v != 0) as i32)
+        }
+        (DataType::Int8, _) => int_to_i32!(i8),
+        (DataType::Int16, _) => int_to_i32!(i16),
+        (DataType::Int32, _) => int_to_i32!(i32),
+        (DataType::UInt8, _) => int_to_i32!(u8),
+        (DataType::UInt16, _) => int_to_i32!(u16),
+        (DataType::Int64, RType::Integer64) => to_i64!(i64, |_v: i64| false),
+        (DataType::UInt32, RType::Integer64) => to_i64!(u32, |_v: u32| false),
+        (DataType::UInt64, RType::Integer64) => to_i64!(u64, |v: u64| v > i64::MAX as u64),
+        (DataType::Int64, _) => big_to_f64!(i64, |v: i64| v.unsigned_abs() > LIM),
+        (DataType::UInt32, _) => big_to_f64!(u32, |_v: u32| false),
+        (DataType::UInt64, _) => big_to_f64!(u64, |v: u64| v > LIM),
+        (DataType::Float16, _) => {
+            let fv = fill_f64(dtype, fill);
+            let nan = fv.is_nan();
+            strided_copy(src as *const u16, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: u16| {
+                float_read(f16_to_f64(v), fv, nan)
+            })
+        }
+        (DataType::Float32, _) => {
+            let fv = fill_f64(dtype, fill);
+            let nan = fv.is_nan();
+            strided_copy(src as *const f32, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: f32| {
+                float_read(v as f64, fv, nan)
+            })
+        }
+        (DataType::Float64, _) => {
+            let fv = fill_f64(dtype, fill);
+            let nan = fv.is_nan();
+            strided_copy(src as *const f64, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: f64| {
+                float_read(v, fv, nan)
+            })
+        }
+        (DataType::Complex64, _) => {
+            let (fr, fi) = (le_from!(f32, fill) as f64, le_from!(f32, &fill[4..]) as f64);
+            strided_copy(src as *const [f32; 2], src_strides, dst.ptr as *mut [f64; 2], &dst.strides, spans, &|v: [f32; 2]| {
+                let (r, i) = (v[0] as f64, v[1] as f64);
+                if part_matches(r, fr) && part_matches(i, fi) {
+                    [na_real(), na_real()]
+                } else {
+                    [r, i]
+                }
+            })
+        }
+        (DataType::Complex128, _) => {
+            let (fr, fi) = (le_from!(f64, fill), le_from!(f64, &fill[8..]));
+            strided_copy(src as *const [f64; 2], src_strides, dst.ptr as *mut [f64; 2], &dst.strides, spans, &|v: [f64; 2]| {
+                if part_matches(v[0], fr) && part_matches(v[1], fi) {
+                    [na_real(), na_real()]
+                } else {
+                    v
+                }
+            })
+        }
+    }
+}
+
+use crate::dtype::RType;
+
+/// A raw R buffer shared by the worker threads; each writes a disjoint part.
+pub struct RBufPtr {
+    pub ptr: *mut u8,
+    pub rtype: RType,
+    pub strides: Vec<usize>,
+}
+unsafe impl Send for RBufPtr {}
+unsafe impl Sync for RBufPtr {}
+
+impl RBufPtr {
+    pub fn from_mut(buf: &mut RBufMut, shape: &[usize]) -> RBufPtr {
+        let (ptr, rtype) = match buf {
+            RBufMut::Logical(x) => (x.as_mut_ptr() as *mut u8, RType::Logical),
+            RBufMut::Integer(x) => (x.as_mut_ptr() as *mut u8, RType::Integer),
+            RBufMut::Double(x) => (x.as_mut_ptr() as *mut u8, RType::Double),
+            RBufMut::Complex(x) => (x.as_mut_ptr() as *mut u8, RType::Complex),
+            RBufMut::Integer64(x) => (x.as_mut_ptr() as *mut u8, RType::Integer64),
+        };
+        RBufPtr { ptr, rtype, strides: column_major_strides(shape) }
+    }
+
+    pub fn from_ref(buf: &RBuf, shape: &[usize]) -> RBufPtr {
+        let (ptr, rtype) = match buf {
+            RBuf::Logical(x) => (x.as_ptr() as *mut u8, RType::Logical),
+            RBuf::Integer(x) => (x.as_ptr() as *mut u8, RType::Integer),
+            RBuf::Double(x) => (x.as_ptr() as *mut u8, RType::Double),
+            RBuf::Complex(x) => (x.as_ptr() as *mut u8, RType::Complex),
+            RBuf::Integer64(x) => (x.as_ptr() as *mut u8, RType::Integer64),
+        };
+        RBufPtr { ptr, rtype, strides: column_major_strides(shape) }
+    }
+}
+
+pub fn column_major_strides(shape: &[usize]) -> Vec<usize> {
+    let mut acc = 1;
+    shape
+        .iter()
+        .map(|&n| {
+            let s = acc;
+            acc *= n.max(1);
+            s
+        })
+        .collect()
+}
+
+/// R buffer -> chunk elements (native endian). Values must have passed
+/// `check_writable` first, so every conversion here is exact or NA.
+///
+/// # Safety
+/// As `strided_copy`: `src` is an R buffer covering every element `spans`
+/// reaches, `dst` a chunk buffer of `dtype` elements with `dst_strides`.
+pub unsafe fn write_from(
+    dtype: DataType,
+    fill: &[u8],
+    src: &RBufPtr,
+    dst: *mut u8,
+    dst_strides: &[usize],
+    spans: &[Vec<Span>],
+) {
+    let ss = &src.strides;
+    macro_rules! ints {
+        ($t:ty) => {{
+            let fv = le_from!($t, fill);
+            match src.rtype {
+                RType::Logical | RType::Integer => {
+                    strided_copy(src.ptr as *const i32, ss, dst as *mut $t, dst_strides, spans, &|v: i32| {
+                        if v == NA_INTEGER {
+                            fv
+                        } else {
+                            v as $t
+                        }
+                    })
+                }
+                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut $t, dst_strides, spans, &|v: f64| {
+                    if v.is_nan() {
+                        fv
+                    } else {
+                        v as $t
+                    }
+                }),
+                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut $t, dst_strides, spans, &|v: i64| {
+                    if v == NA_INTEGER64 {
+                        fv
+                    } else {
+                        v as $t
+                    }
+                }),
+                RType::Complex => unreachable!("complex data for an integer array is refused by check_writable"),
+            }
+        }};
+    }
+    macro_rules! floats {
+        ($t:ty, $conv:expr) => {{
+            let fv = le_from!($t, fill);
+            let conv = $conv;
+            match src.rtype {
+                RType::Logical | RType::Integer => {
+                    strided_copy(src.ptr as *const i32, ss, dst as *mut $t, dst_strides, spans, &|v: i32| {
+                        if v == NA_INTEGER {
+                            fv
+                        } else {
+                            conv(v as f64)
+                        }
+                    })
+                }
+                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut $t, dst_strides, spans, &|v: f64| {
+                    if is_na_real(v) {
+                        fv
+                    } else {
+                        conv(v)
+                    }
+                }),
+                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut $t, dst_strides, spans, &|v: i64| {
+                    if v == NA_INTEGER64 {
+                        fv
+                    } else {
+                        conv(v as f64)
+                    }
+                }),
+                RType::Complex => unreachable!("complex data for a real array is refused by check_writable"),
+            }
+        }};
+    }
+    macro_rules! complexes {
+        ($t:ty) => {{
+            let n = std::mem::size_of::<$t>();
+            let fv: [$t; 2] = [le_from!($t, fill), le_from!($t, &fill[n..])];
+            match src.rtype {
+                RType::Complex => strided_copy(src.ptr as *const [f64; 2], ss, dst as *mut [$t; 2], dst_strides, spans, &|v: [f64; 2]| {
+                    if is_na_real(v[0]) || is_na_real(v[1]) {
+                        fv
+                    } else {
+                        [v[0] as $t, v[1] as $t]
+                    }
+                }),
+                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: f64| {
+                    if is_na_real(v) {
+                        fv
+                    } else {
+                        [v as $t, 0.0]
+                    }
+                }),
+                RType::Logical | RType::Integer => {
+                    strided_copy(src.ptr as *const i32, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: i32| {
+                        if v == NA_INTEGER {
+                            fv
+                        } else {
+                            [v as $t, 0.0]
+                        }
+                    })
+                }
+                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: i64| {
+                    if v == NA_INTEGER64 {
+                        fv
+                    } else {
+                        [v as $t, 0.0]
+                    }
+                }),
+            }
+        }};
+    }
+    match dtype {
+        DataType::Bool => match src.rtype {
+            RType::Double => strided_copy(src.ptr as *const f64, ss, dst, dst_strides, spans, &|v: f64| {
+                (!v.is_nan() && v != 0.0) as u8
+            }),
+            RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst, dst_strides, spans, &|v: i64| {
+                (v != NA_INTEGER64 && v != 0) as u8
+            }),
+            _ => strided_copy(src.ptr as *const i32, ss, dst, dst_strides, spans, &|v: i32| {
+                (v != NA_INTEGER && v != 0) as u8
+            }),
+        },
+        DataType::Int8 => ints!(i8),
+        DataType::Int16 => ints!(i16),
+        DataType::Int32 => ints!(i32),
+        DataType::Int64 => ints!(i64),
+        DataType::UInt8 => ints!(u8),
+        DataType::UInt16 => ints!(u16),
+        DataType::UInt32 => ints!(u32),
+        DataType::UInt64 => ints!(u64),
+        DataType::Float16 => floats!(u16, f64_to_f16),
+        DataType::Float32 => floats!(f32, |v: f64| v as f32),
+        DataType::Float64 => floats!(f64, |v: f64| v),
+        DataType::Complex64 => complexes!(f32),
+        DataType::Complex128 => complexes!(f64),
+    }
+}
+
+fn int_range(dtype: DataType) -> Option<(f64, f64)> {
+    Some(match dtype {
+        DataType::Int8 => (i8::MIN as f64, i8::MAX as f64),
+        DataType::Int16 => (i16::MIN as f64, i16::MAX as f64),
+        DataType::Int32 => (i32::MIN as f64, i32::MAX as f64),
+        DataType::Int64 => (i64::MIN as f64, 9223372036854775807.0),
+        DataType::UInt8 => (0.0, u8::MAX as f64),
+        DataType::UInt16 => (0.0, u16::MAX as f64),
+        DataType::UInt32 => (0.0, u32::MAX as f64),
+        DataType::UInt64 => (0.0, 18446744073709551615.0),
+        _ => return None,
+    })
+}
+
+/// Refuse data that the array's type cannot hold, before anything is
+/// written: values out of range, fractions for integer types, complex data
+/// for a real type. `what` names the array.
+pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
+    let bad = |v: String| {
+        Err(ZarrError::Type(format!("{what}: value {v} cannot be stored as {}", dtype.name())))
+    };
+    let is_complex = matches!(dtype, DataType::Complex64 | DataType::Complex128);
+    if let RBuf::Complex(x) = data {
+        if !is_complex {
+            return Err(ZarrError::Type(format!(
+                "{what}: complex data cannot be written to an array of type {}",
+                dtype.name()
+            )));
+        }
+        if dtype == DataType::Complex64 {
+            for v in x.iter() {
+                for p in v {
+                    if p.is_finite() && (*p as f32).is_infinite() {
+                        return bad(p.to_string());
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+    if let Some((lo, hi)) = int_range(dtype) {
+        match data {
+            RBuf::Integer(x) | RBuf::Logical(x) => {
+                if let Some(v) = x.iter().find(|&&v| v != NA_INTEGER && ((v as f64) < lo || (v as f64) > hi)) {
+                    return bad(v.to_string());
+                }
+            }
+            RBuf::Double(x) => {
+                // hi of the 64-bit types rounds up to 2^63 / 2^64, which do not fit.
+                let hi_excl = matches!(dtype, DataType::Int64 | DataType::UInt64);
+                if let Some(v) = x.iter().find(|&&v| {
+                    !v.is_nan() && (v.fract() != 0.0 || v < lo || v > hi || (hi_excl && v >= hi) || v.is_infinite())
+                }) {
+                    return bad(v.to_string());
+                }
+            }
+            RBuf::Integer64(x) => {
+                let ok = |v: i64| match dtype {
+                    DataType::Int64 => true,
+                    DataType::UInt64 | DataType::UInt32 | DataType::UInt16 | DataType::UInt8 => {
+                        v >= 0 && (v as f64) <= hi
+                    }
+                    _ => (v as f64) >= lo && (v as f64) <= hi,
+                };
+                if let Some(v) = x.iter().find(|&&v| v != NA_INTEGER64 && !ok(v)) {
+                    return bad(v.to_string());
+                }
+            }
+            RBuf::Complex(_) => unreachable!(),
+        }
+        return Ok(());
+    }
+    let max = match dtype {
+        DataType::Float16 => 65504.0,
+        DataType::Float32 => f32::MAX as f64,
+        _ => return Ok(()),
+    };
+    if let RBuf::Double(x) = data {
+        // Rounding to the nearest representable value is expected; turning a
+        // finite number into infinity is not.
+        if let Some(v) = x.iter().find(|&&v| v.is_finite() && v.abs() > max && {
+            let r = if dtype == DataType::Float16 { f16_to_f64(f64_to_f16(v)) } else { v as f32 as f64 };
+            r.is_infinite()
+        }) {
+            return bad(v.to_string());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn na_real_is_recognised_but_other_nans_are_not() {
+        assert!(is_na_real(na_real()));
+        assert!(!is_na_real(f64::NAN));
+        assert!(!is_na_real(1.0));
+    }
+
+    #[test]
+    fn strided_copy_transposes_a_c_order_chunk() {
+        // a 2 x 3 chunk stored in C order: [[0,1,2],[3,4,5]]
+        let src: Vec<i32> = vec![0, 1, 2, 3, 4, 5];
+        let mut dst = vec![0i32; 6];
+        let spans = vec![vec![(0, 0, 2)], vec![(0, 0, 3)]];
+        unsafe { strided_copy(src.as_ptr(), &[3, 1], dst.as_mut_ptr(), &[1, 2], &spans, &|v| v) };
+        assert_eq!(dst, vec![0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn zero_stride_broadcasts_a_fill() {
+        let fill = [7i32];
+        let mut dst = vec![0i32; 4];
+        let spans = vec![vec![(0, 1, 1)], vec![(0, 0, 2)]];
+        unsafe { strided_copy(fill.as_ptr(), &[0, 0], dst.as_mut_ptr(), &[1, 2], &spans, &|v| v) };
+        assert_eq!(dst, vec![0, 7, 0, 7]);
+    }
+
+    #[test]
+    fn fill_values_read_as_na() {
+        let lossy = Lossy::default();
+        let src: Vec<u8> = [1.5f64, 0.0, -0.0, f64::NAN].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut out = vec![0f64; 4];
+        let mut buf = RBufMut::Double(&mut out);
+        let p = RBufPtr::from_mut(&mut buf, &[4]);
+        let spans = vec![vec![(0, 0, 4)]];
+        unsafe { read_into(DataType::Float64, &0f64.to_ne_bytes(), src.as_ptr(), &[1], &p, &spans, &lossy) };
+        assert_eq!(out[0], 1.5);
+        assert!(is_na_real(out[1]) && is_na_real(out[2]));
+        assert!(out[3].is_nan() && !is_na_real(out[3]));
+    }
+
+    #[test]
+    fn uint64_above_i64_max_reads_as_na_with_a_warning() {
+        let lossy = Lossy::default();
+        let src: Vec<u8> = [5u64, u64::MAX].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut out = vec![0i64; 2];
+        let mut buf = RBufMut::Integer64(&mut out);
+        let p = RBufPtr::from_mut(&mut buf, &[2]);
+        unsafe { read_into(DataType::UInt64, &0u64.to_ne_bytes(), src.as_ptr(), &[1], &p, &[vec![(0, 0, 2)]], &lossy) };
+        assert_eq!(out, vec![5, NA_INTEGER64]);
+        assert_eq!(lossy.warnings("x").len(), 1);
+    }
+
+    #[test]
+    fn writes_map_na_to_fill_and_check_ranges() {
+        let data = [1, NA_INTEGER, 3];
+        let src = RBufPtr::from_ref(&RBuf::Integer(&data), &[3]);
+        let mut dst = vec![0u8; 6];
+        unsafe { write_from(DataType::Int16, &(-9i16).to_ne_bytes(), &src, dst.as_mut_ptr(), &[1], &[vec![(0, 0, 3)]]) };
+        let vals: Vec<i16> = dst.chunks(2).map(|c| i16::from_ne_bytes([c[0], c[1]])).collect();
+        assert_eq!(vals, vec![1, -9, 3]);
+        assert!(check_writable(&RBuf::Integer(&[300]), DataType::Int8, "a").is_err());
+        assert!(check_writable(&RBuf::Double(&[1.5]), DataType::Int32, "a").is_err());
+        assert!(check_writable(&RBuf::Double(&[f64::NAN, 2.0]), DataType::UInt8, "a").is_ok());
+        assert!(check_writable(&RBuf::Double(&[-1.0]), DataType::UInt64, "a").is_err());
+        assert!(check_writable(&RBuf::Double(&[18446744073709551616.0]), DataType::UInt64, "a").is_err());
+        assert!(check_writable(&RBuf::Double(&[1e300]), DataType::Float32, "a").is_err());
+        assert!(check_writable(&RBuf::Double(&[f64::INFINITY]), DataType::Float32, "a").is_ok());
+        assert!(check_writable(&RBuf::Complex(&[[1.0, 2.0]]), DataType::Float64, "a").is_err());
+    }
+}

@@ -1,0 +1,368 @@
+//! R bindings: the only module that knows about R. It converts R vectors
+//! to slices and back, keeps stores and arrays behind external pointers,
+//! and turns `ZarrError` into a value the R side raises as a classed
+//! condition (`zarr_error_<kind>`). Nothing here holds logic of its own.
+
+use crate::convert::{RBuf, RBufMut};
+use crate::dtype::RType;
+use crate::engine::{Array, IoOptions};
+use crate::error::{Result, ZarrError};
+use crate::metadata::{v3, NodeMetadata};
+use crate::selection::{DimSelection, Selection};
+use crate::store::{ByteRange, FsStore, MemoryStore, Store};
+use extendr_api::prelude::*;
+use extendr_ffi::SEXPTYPE;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// A store shared by every array and group opened from it.
+pub struct StoreHandle(pub Arc<dyn Store>);
+/// An open array.
+pub struct ArrayHandle(pub Arc<Array>);
+
+/// Run `f`, turning an error or a panic into a `zarr_rust_error` value
+/// (class, kind, message) that `zarr_call()` in R/errors.R raises. Errors
+/// never go through extendr's own error path, which is unclassed and
+/// treats `%` as a format character.
+fn guard(f: impl FnOnce() -> Result<Robj>) -> Robj {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => error_value(e.kind(), e.message()),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            error_value("internal", &format!("internal error in the zarr engine: {msg}"))
+        }
+    }
+}
+
+fn error_value(kind: &str, message: &str) -> Robj {
+    let mut v = list!(kind = kind, message = message).into_robj();
+    v.set_class(["zarr_rust_error"]).expect("setting a class on a new list");
+    v
+}
+
+fn with_warnings(mut v: Robj, warnings: Vec<String>) -> Robj {
+    if !warnings.is_empty() {
+        v.set_attrib("zarr_warnings", warnings).expect("setting an attribute on a new value");
+    }
+    v
+}
+
+fn store_of(h: &Robj) -> Result<Arc<dyn Store>> {
+    let p: &ExternalPtr<StoreHandle> =
+        h.try_into().map_err(|_| ZarrError::Type("expected a store handle".into()))?;
+    Ok(Arc::clone(&p.try_addr().map_err(|_| ZarrError::Type("the store handle is no longer valid".into()))?.0))
+}
+
+fn array_of(h: &Robj) -> Result<Arc<Array>> {
+    let p: &ExternalPtr<ArrayHandle> =
+        h.try_into().map_err(|_| ZarrError::Type("expected an array handle".into()))?;
+    Ok(Arc::clone(&p.try_addr().map_err(|_| ZarrError::Type("the array handle is no longer valid".into()))?.0))
+}
+
+fn store_value(s: Arc<dyn Store>) -> Robj {
+    ExternalPtr::new(StoreHandle(s)).into()
+}
+
+fn strings(v: Vec<String>) -> Robj {
+    Strings::from_values(v).into()
+}
+
+// ---------------------------------------------------------------- stores
+
+/// @noRd
+#[extendr]
+fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
+    guard(|| Ok(store_value(Arc::new(FsStore::open(root, read_only, create)?))))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_memory(read_only: bool) -> Robj {
+    guard(|| Ok(store_value(Arc::new(MemoryStore::new(read_only)))))
+}
+
+/// `offset`/`length` are negative when absent; `suffix` asks for the last
+/// `length` bytes.
+/// @noRd
+#[extendr]
+fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> Robj {
+    guard(|| {
+        let range = match (offset < 0.0, length < 0.0, suffix) {
+            (_, false, true) => ByteRange::Suffix(length as u64),
+            (true, true, _) => ByteRange::All,
+            (false, true, _) => ByteRange::From(offset as u64),
+            (o, false, false) => ByteRange::Range { offset: if o { 0 } else { offset as u64 }, length: length as u64 },
+        };
+        Ok(match store_of(&h)?.get(key, range)? {
+            Some(v) => Raw::from_bytes(&v).into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
+    guard(|| {
+        store_of(&h)?.set(key, value.as_slice())?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_erase(h: Robj, key: &str) -> Robj {
+    guard(|| {
+        store_of(&h)?.erase(key)?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_erase_prefix(h: Robj, prefix: &str) -> Robj {
+    guard(|| {
+        store_of(&h)?.erase_prefix(prefix)?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list(h: Robj) -> Robj {
+    guard(|| Ok(strings(store_of(&h)?.list()?)))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list_prefix(h: Robj, prefix: &str) -> Robj {
+    guard(|| Ok(strings(store_of(&h)?.list_prefix(prefix)?)))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list_dir(h: Robj, prefix: &str) -> Robj {
+    guard(|| {
+        let d = store_of(&h)?.list_dir(prefix)?;
+        Ok(list!(keys = strings(d.keys), prefixes = strings(d.prefixes)).into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_exists(h: Robj, key: &str) -> Robj {
+    guard(|| Ok(store_of(&h)?.exists(key)?.into()))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_size(h: Robj, key: &str) -> Robj {
+    guard(|| {
+        Ok(match store_of(&h)?.size(key)? {
+            Some(n) => (n as f64).into(),
+            None => Rfloat::na().into(),
+        })
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_info(h: Robj) -> Robj {
+    guard(|| {
+        let s = store_of(&h)?;
+        Ok(list!(
+            read_only = s.read_only(),
+            partial_reads = s.supports_partial_reads(),
+            description = s.describe()
+        )
+        .into())
+    })
+}
+
+// ---------------------------------------------------------------- metadata
+
+/// Parse and re-serialise a zarr.json document: validates it and gives
+/// the canonical form.
+/// @noRd
+#[extendr]
+fn rz_metadata_normalize(json: &str) -> Robj {
+    guard(|| {
+        let node = v3::parse(json.as_bytes())?;
+        if let NodeMetadata::Array(m) = &node {
+            crate::codec::CodecChain::from_json(&m.codecs, m.data_type, m.shape.len())?;
+        }
+        Ok(serde_json::to_string_pretty(&v3::to_json(&node)).map_err(ZarrError::from)?.into())
+    })
+}
+
+// ---------------------------------------------------------------- arrays
+
+fn array_value(a: Array) -> Robj {
+    ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
+}
+
+/// @noRd
+#[extendr]
+fn rz_array_open(store: Robj, path: &str) -> Robj {
+    guard(|| Ok(array_value(Array::open(store_of(&store)?, path)?)))
+}
+
+/// @noRd
+#[extendr]
+fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
+    guard(|| {
+        let meta = match v3::parse(json.as_bytes())? {
+            NodeMetadata::Array(m) => m,
+            NodeMetadata::Group(_) => return Err(ZarrError::Metadata("expected array metadata, got a group".into())),
+        };
+        Ok(array_value(Array::create(store_of(&store)?, path, meta)?))
+    })
+}
+
+/// The array's metadata as canonical zarr.json text.
+/// @noRd
+#[extendr]
+fn rz_array_metadata(h: Robj) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let doc = v3::to_json(&NodeMetadata::Array(a.meta.clone()));
+        Ok(serde_json::to_string_pretty(&doc).map_err(ZarrError::from)?.into())
+    })
+}
+
+/// One entry per dimension: a numeric vector of 0-based indices, or one
+/// with attribute `zarr_range` holding c(start, count).
+fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
+    if sel.is_null() {
+        return Ok(Selection::all(shape));
+    }
+    let list: List = sel.try_into().map_err(|_| ZarrError::Selection("the selection must be a list".into()))?;
+    let mut dims = Vec::with_capacity(list.len());
+    for (d, item) in list.values().enumerate() {
+        let nums: Vec<f64> = if let Some(x) = item.as_real_slice() {
+            x.to_vec()
+        } else if let Some(x) = item.as_integer_slice() {
+            x.iter().map(|&v| v as f64).collect()
+        } else {
+            return Err(ZarrError::Selection(format!("selection for dimension {} must be numeric", d + 1)));
+        };
+        if nums.iter().any(|v| !v.is_finite() || *v < 0.0 || v.fract() != 0.0) {
+            return Err(ZarrError::Selection(format!(
+                "selection for dimension {} has a missing, negative or fractional index",
+                d + 1
+            )));
+        }
+        if item.get_attrib("zarr_range").is_some() {
+            if nums.len() != 2 {
+                return Err(ZarrError::Selection("a range selection is c(start, count)".into()));
+            }
+            dims.push(DimSelection::range(nums[0] as u64, nums[1] as u64));
+        } else {
+            let idx: Vec<u64> = nums.iter().map(|&v| v as u64).collect();
+            dims.push(DimSelection::indices(&idx));
+        }
+    }
+    Ok(Selection { dims })
+}
+
+fn io_options(threads: i32, strict: bool) -> IoOptions {
+    IoOptions { threads: threads.max(1) as usize, strict_checksums: strict }
+}
+
+/// Read a selection into a new R vector (with `dim` for 2 or more
+/// dimensions; class integer64 when asked for and needed).
+/// @noRd
+#[extendr]
+fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        sel.check(&a.meta.shape, &a.what())?;
+        let n = sel.num_elements();
+        let rtype = a.meta.data_type.r_type(bit64);
+        let sexptype = match rtype {
+            RType::Logical => SEXPTYPE::LGLSXP,
+            RType::Integer => SEXPTYPE::INTSXP,
+            RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
+            RType::Complex => SEXPTYPE::CPLXSXP,
+        };
+        let mut out = Robj::alloc_vector(sexptype, n);
+        let warnings = {
+            // SAFETY: `out` was just allocated with this type and length.
+            let mut buf = unsafe {
+                match rtype {
+                    RType::Logical => RBufMut::Logical(out.as_typed_slice_raw_mut::<i32>()),
+                    RType::Integer => RBufMut::Integer(out.as_typed_slice_raw_mut::<i32>()),
+                    RType::Double => RBufMut::Double(out.as_typed_slice_raw_mut::<f64>()),
+                    RType::Integer64 => RBufMut::Integer64(out.as_typed_slice_raw_mut::<i64>()),
+                    RType::Complex => RBufMut::Complex(out.as_typed_slice_raw_mut::<[f64; 2]>()),
+                }
+            };
+            a.read(&sel, &mut buf, io_options(threads, strict))?
+        };
+        let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
+        if shape.len() >= 2 {
+            out.set_attrib("dim", shape).map_err(|e| ZarrError::Type(e.to_string()))?;
+        }
+        if rtype == RType::Integer64 {
+            out.set_class(["integer64"]).map_err(|e| ZarrError::Type(e.to_string()))?;
+        }
+        Ok(with_warnings(out, warnings))
+    })
+}
+
+/// Write `data` (laid out column-major in the selection's shape).
+/// @noRd
+#[extendr]
+fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        // SAFETY: each arm matches the vector's own type.
+        let buf = unsafe {
+            match data.rtype() {
+                Rtype::Logicals => RBuf::Logical(data.as_typed_slice_raw::<i32>()),
+                Rtype::Integers => RBuf::Integer(data.as_typed_slice_raw::<i32>()),
+                Rtype::Doubles if data.inherits("integer64") => RBuf::Integer64(data.as_typed_slice_raw::<i64>()),
+                Rtype::Doubles => RBuf::Double(data.as_typed_slice_raw::<f64>()),
+                Rtype::Complexes => RBuf::Complex(data.as_typed_slice_raw::<[f64; 2]>()),
+                _ => {
+                    return Err(ZarrError::Type(format!(
+                        "{}: data of R type {:?} cannot be written",
+                        a.what(),
+                        data.rtype()
+                    )))
+                }
+            }
+        };
+        let w = a.write(&sel, &buf, io_options(threads, strict))?;
+        Ok(with_warnings(().into(), w))
+    })
+}
+
+extendr_module! {
+    mod zarr;
+    fn rz_store_local;
+    fn rz_store_memory;
+    fn rz_store_get;
+    fn rz_store_set;
+    fn rz_store_erase;
+    fn rz_store_erase_prefix;
+    fn rz_store_list;
+    fn rz_store_list_prefix;
+    fn rz_store_list_dir;
+    fn rz_store_exists;
+    fn rz_store_size;
+    fn rz_store_info;
+    fn rz_metadata_normalize;
+    fn rz_array_open;
+    fn rz_array_create;
+    fn rz_array_metadata;
+    fn rz_array_read;
+    fn rz_array_write;
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(zarr)
+
+test_check("zarr")
