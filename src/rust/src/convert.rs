@@ -89,7 +89,9 @@ impl Lossy {
         }
         let n = self.overflow_integer64.load(Ordering::Relaxed);
         if n > 0 {
-            w.push(format!("{what}: {n} uint64 value(s) above 2^63-1 do not fit integer64 and were read as NA"));
+            w.push(format!(
+                "{what}: {n} uint64 value(s) above 2^63-1 do not fit integer64 and were read as NA"
+            ));
         }
         w
     }
@@ -141,7 +143,8 @@ unsafe fn copy_dim<S: Copy, D: Copy>(
                 }
             } else {
                 for k in 0..len {
-                    dp.add(k * d0).write_unaligned(f(sp.add(k * s0).read_unaligned()));
+                    dp.add(k * d0)
+                        .write_unaligned(f(sp.add(k * s0).read_unaligned()));
                 }
             }
         }
@@ -149,7 +152,15 @@ unsafe fn copy_dim<S: Copy, D: Copy>(
     }
     for &(a, b, len) in &spans[d] {
         for k in 0..len {
-            copy_dim_outer(d - 1, src.add((a + k) * ss[d]), ss, dst.add((b + k) * ds[d]), ds, spans, f);
+            copy_dim_outer(
+                d - 1,
+                src.add((a + k) * ss[d]),
+                ss,
+                dst.add((b + k) * ds[d]),
+                ds,
+                spans,
+                f,
+            );
         }
     }
 }
@@ -221,50 +232,76 @@ pub unsafe fn read_into(
     macro_rules! int_to_i32 {
         ($t:ty) => {{
             let fv = le_from!($t, fill);
-            strided_copy(src as *const $t, src_strides, dst.ptr as *mut i32, &dst.strides, spans, &|v: $t| {
-                if v == fv {
-                    NA_INTEGER
-                } else {
-                    v as i32
-                }
-            })
+            strided_copy(
+                src as *const $t,
+                src_strides,
+                dst.ptr as *mut i32,
+                &dst.strides,
+                spans,
+                &|v: $t| {
+                    if v == fv {
+                        NA_INTEGER
+                    } else {
+                        v as i32
+                    }
+                },
+            )
         }};
     }
     macro_rules! to_i64 {
         ($t:ty, $overflow:expr) => {{
             let fv = le_from!($t, fill);
-            strided_copy(src as *const $t, src_strides, dst.ptr as *mut i64, &dst.strides, spans, &|v: $t| {
-                if v == fv {
-                    NA_INTEGER64
-                } else if $overflow(v) {
-                    lossy.overflow_integer64.fetch_add(1, Ordering::Relaxed);
-                    NA_INTEGER64
-                } else {
-                    v as i64
-                }
-            })
+            strided_copy(
+                src as *const $t,
+                src_strides,
+                dst.ptr as *mut i64,
+                &dst.strides,
+                spans,
+                &|v: $t| {
+                    if v == fv {
+                        NA_INTEGER64
+                    } else if $overflow(v) {
+                        lossy.overflow_integer64.fetch_add(1, Ordering::Relaxed);
+                        NA_INTEGER64
+                    } else {
+                        v as i64
+                    }
+                },
+            )
         }};
     }
     macro_rules! big_to_f64 {
         ($t:ty, $inexact:expr) => {{
             let fv = le_from!($t, fill);
-            strided_copy(src as *const $t, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: $t| {
-                if v == fv {
-                    na_real()
-                } else {
-                    if $inexact(v) {
-                        lossy.inexact_double.fetch_add(1, Ordering::Relaxed);
+            strided_copy(
+                src as *const $t,
+                src_strides,
+                dst.ptr as *mut f64,
+                &dst.strides,
+                spans,
+                &|v: $t| {
+                    if v == fv {
+                        na_real()
+                    } else {
+                        if $inexact(v) {
+                            lossy.inexact_double.fetch_add(1, Ordering::Relaxed);
+                        }
+                        v as f64
                     }
-                    v as f64
-                }
-            })
+                },
+            )
         }};
     }
     const LIM: u64 = 1 << 53;
     match (dtype, dst.rtype) {
-        (DataType::Bool, _) => {
-            strided_copy(src, src_strides, dst.ptr as *mut i32, &dst.strides, spans, &|v: u8| (v != 0) as i32)
-        }
+        (DataType::Bool, _) => strided_copy(
+            src,
+            src_strides,
+            dst.ptr as *mut i32,
+            &dst.strides,
+            spans,
+            &|v: u8| (v != 0) as i32,
+        ),
         (DataType::Int8, _) => int_to_i32!(i8),
         (DataType::Int16, _) => int_to_i32!(i16),
         (DataType::Int32, _) => int_to_i32!(i32),
@@ -279,44 +316,73 @@ pub unsafe fn read_into(
         (DataType::Float16, _) => {
             let fv = fill_f64(dtype, fill);
             let nan = fv.is_nan();
-            strided_copy(src as *const u16, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: u16| {
-                float_read(f16_to_f64(v), fv, nan)
-            })
+            strided_copy(
+                src as *const u16,
+                src_strides,
+                dst.ptr as *mut f64,
+                &dst.strides,
+                spans,
+                &|v: u16| float_read(f16_to_f64(v), fv, nan),
+            )
         }
         (DataType::Float32, _) => {
             let fv = fill_f64(dtype, fill);
             let nan = fv.is_nan();
-            strided_copy(src as *const f32, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: f32| {
-                float_read(v as f64, fv, nan)
-            })
+            strided_copy(
+                src as *const f32,
+                src_strides,
+                dst.ptr as *mut f64,
+                &dst.strides,
+                spans,
+                &|v: f32| float_read(v as f64, fv, nan),
+            )
         }
         (DataType::Float64, _) => {
             let fv = fill_f64(dtype, fill);
             let nan = fv.is_nan();
-            strided_copy(src as *const f64, src_strides, dst.ptr as *mut f64, &dst.strides, spans, &|v: f64| {
-                float_read(v, fv, nan)
-            })
+            strided_copy(
+                src as *const f64,
+                src_strides,
+                dst.ptr as *mut f64,
+                &dst.strides,
+                spans,
+                &|v: f64| float_read(v, fv, nan),
+            )
         }
         (DataType::Complex64, _) => {
             let (fr, fi) = (le_from!(f32, fill) as f64, le_from!(f32, &fill[4..]) as f64);
-            strided_copy(src as *const [f32; 2], src_strides, dst.ptr as *mut [f64; 2], &dst.strides, spans, &|v: [f32; 2]| {
-                let (r, i) = (v[0] as f64, v[1] as f64);
-                if part_matches(r, fr) && part_matches(i, fi) {
-                    [na_real(), na_real()]
-                } else {
-                    [r, i]
-                }
-            })
+            strided_copy(
+                src as *const [f32; 2],
+                src_strides,
+                dst.ptr as *mut [f64; 2],
+                &dst.strides,
+                spans,
+                &|v: [f32; 2]| {
+                    let (r, i) = (v[0] as f64, v[1] as f64);
+                    if part_matches(r, fr) && part_matches(i, fi) {
+                        [na_real(), na_real()]
+                    } else {
+                        [r, i]
+                    }
+                },
+            )
         }
         (DataType::Complex128, _) => {
             let (fr, fi) = (le_from!(f64, fill), le_from!(f64, &fill[8..]));
-            strided_copy(src as *const [f64; 2], src_strides, dst.ptr as *mut [f64; 2], &dst.strides, spans, &|v: [f64; 2]| {
-                if part_matches(v[0], fr) && part_matches(v[1], fi) {
-                    [na_real(), na_real()]
-                } else {
-                    v
-                }
-            })
+            strided_copy(
+                src as *const [f64; 2],
+                src_strides,
+                dst.ptr as *mut [f64; 2],
+                &dst.strides,
+                spans,
+                &|v: [f64; 2]| {
+                    if part_matches(v[0], fr) && part_matches(v[1], fi) {
+                        [na_real(), na_real()]
+                    } else {
+                        v
+                    }
+                },
+            )
         }
     }
 }
@@ -341,7 +407,11 @@ impl RBufPtr {
             RBufMut::Complex(x) => (x.as_mut_ptr() as *mut u8, RType::Complex),
             RBufMut::Integer64(x) => (x.as_mut_ptr() as *mut u8, RType::Integer64),
         };
-        RBufPtr { ptr, rtype, strides: column_major_strides(shape) }
+        RBufPtr {
+            ptr,
+            rtype,
+            strides: column_major_strides(shape),
+        }
     }
 
     pub fn from_ref(buf: &RBuf, shape: &[usize]) -> RBufPtr {
@@ -352,7 +422,11 @@ impl RBufPtr {
             RBuf::Complex(x) => (x.as_ptr() as *mut u8, RType::Complex),
             RBuf::Integer64(x) => (x.as_ptr() as *mut u8, RType::Integer64),
         };
-        RBufPtr { ptr, rtype, strides: column_major_strides(shape) }
+        RBufPtr {
+            ptr,
+            rtype,
+            strides: column_major_strides(shape),
+        }
     }
 }
 
@@ -387,30 +461,51 @@ pub unsafe fn write_from(
         ($t:ty) => {{
             let fv = le_from!($t, fill);
             match src.rtype {
-                RType::Logical | RType::Integer => {
-                    strided_copy(src.ptr as *const i32, ss, dst as *mut $t, dst_strides, spans, &|v: i32| {
+                RType::Logical | RType::Integer => strided_copy(
+                    src.ptr as *const i32,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: i32| {
                         if v == NA_INTEGER {
                             fv
                         } else {
                             v as $t
                         }
-                    })
+                    },
+                ),
+                RType::Double => strided_copy(
+                    src.ptr as *const f64,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: f64| {
+                        if v.is_nan() {
+                            fv
+                        } else {
+                            v as $t
+                        }
+                    },
+                ),
+                RType::Integer64 => strided_copy(
+                    src.ptr as *const i64,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: i64| {
+                        if v == NA_INTEGER64 {
+                            fv
+                        } else {
+                            v as $t
+                        }
+                    },
+                ),
+                RType::Complex => {
+                    unreachable!("complex data for an integer array is refused by check_writable")
                 }
-                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut $t, dst_strides, spans, &|v: f64| {
-                    if v.is_nan() {
-                        fv
-                    } else {
-                        v as $t
-                    }
-                }),
-                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut $t, dst_strides, spans, &|v: i64| {
-                    if v == NA_INTEGER64 {
-                        fv
-                    } else {
-                        v as $t
-                    }
-                }),
-                RType::Complex => unreachable!("complex data for an integer array is refused by check_writable"),
             }
         }};
     }
@@ -419,30 +514,51 @@ pub unsafe fn write_from(
             let fv = le_from!($t, fill);
             let conv = $conv;
             match src.rtype {
-                RType::Logical | RType::Integer => {
-                    strided_copy(src.ptr as *const i32, ss, dst as *mut $t, dst_strides, spans, &|v: i32| {
+                RType::Logical | RType::Integer => strided_copy(
+                    src.ptr as *const i32,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: i32| {
                         if v == NA_INTEGER {
                             fv
                         } else {
                             conv(v as f64)
                         }
-                    })
+                    },
+                ),
+                RType::Double => strided_copy(
+                    src.ptr as *const f64,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: f64| {
+                        if is_na_real(v) {
+                            fv
+                        } else {
+                            conv(v)
+                        }
+                    },
+                ),
+                RType::Integer64 => strided_copy(
+                    src.ptr as *const i64,
+                    ss,
+                    dst as *mut $t,
+                    dst_strides,
+                    spans,
+                    &|v: i64| {
+                        if v == NA_INTEGER64 {
+                            fv
+                        } else {
+                            conv(v as f64)
+                        }
+                    },
+                ),
+                RType::Complex => {
+                    unreachable!("complex data for a real array is refused by check_writable")
                 }
-                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut $t, dst_strides, spans, &|v: f64| {
-                    if is_na_real(v) {
-                        fv
-                    } else {
-                        conv(v)
-                    }
-                }),
-                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut $t, dst_strides, spans, &|v: i64| {
-                    if v == NA_INTEGER64 {
-                        fv
-                    } else {
-                        conv(v as f64)
-                    }
-                }),
-                RType::Complex => unreachable!("complex data for a real array is refused by check_writable"),
             }
         }};
     }
@@ -451,50 +567,91 @@ pub unsafe fn write_from(
             let n = std::mem::size_of::<$t>();
             let fv: [$t; 2] = [le_from!($t, fill), le_from!($t, &fill[n..])];
             match src.rtype {
-                RType::Complex => strided_copy(src.ptr as *const [f64; 2], ss, dst as *mut [$t; 2], dst_strides, spans, &|v: [f64; 2]| {
-                    if is_na_real(v[0]) || is_na_real(v[1]) {
-                        fv
-                    } else {
-                        [v[0] as $t, v[1] as $t]
-                    }
-                }),
-                RType::Double => strided_copy(src.ptr as *const f64, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: f64| {
-                    if is_na_real(v) {
-                        fv
-                    } else {
-                        [v as $t, 0.0]
-                    }
-                }),
-                RType::Logical | RType::Integer => {
-                    strided_copy(src.ptr as *const i32, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: i32| {
+                RType::Complex => strided_copy(
+                    src.ptr as *const [f64; 2],
+                    ss,
+                    dst as *mut [$t; 2],
+                    dst_strides,
+                    spans,
+                    &|v: [f64; 2]| {
+                        if is_na_real(v[0]) || is_na_real(v[1]) {
+                            fv
+                        } else {
+                            [v[0] as $t, v[1] as $t]
+                        }
+                    },
+                ),
+                RType::Double => strided_copy(
+                    src.ptr as *const f64,
+                    ss,
+                    dst as *mut [$t; 2],
+                    dst_strides,
+                    spans,
+                    &|v: f64| {
+                        if is_na_real(v) {
+                            fv
+                        } else {
+                            [v as $t, 0.0]
+                        }
+                    },
+                ),
+                RType::Logical | RType::Integer => strided_copy(
+                    src.ptr as *const i32,
+                    ss,
+                    dst as *mut [$t; 2],
+                    dst_strides,
+                    spans,
+                    &|v: i32| {
                         if v == NA_INTEGER {
                             fv
                         } else {
                             [v as $t, 0.0]
                         }
-                    })
-                }
-                RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst as *mut [$t; 2], dst_strides, spans, &|v: i64| {
-                    if v == NA_INTEGER64 {
-                        fv
-                    } else {
-                        [v as $t, 0.0]
-                    }
-                }),
+                    },
+                ),
+                RType::Integer64 => strided_copy(
+                    src.ptr as *const i64,
+                    ss,
+                    dst as *mut [$t; 2],
+                    dst_strides,
+                    spans,
+                    &|v: i64| {
+                        if v == NA_INTEGER64 {
+                            fv
+                        } else {
+                            [v as $t, 0.0]
+                        }
+                    },
+                ),
             }
         }};
     }
     match dtype {
         DataType::Bool => match src.rtype {
-            RType::Double => strided_copy(src.ptr as *const f64, ss, dst, dst_strides, spans, &|v: f64| {
-                (!v.is_nan() && v != 0.0) as u8
-            }),
-            RType::Integer64 => strided_copy(src.ptr as *const i64, ss, dst, dst_strides, spans, &|v: i64| {
-                (v != NA_INTEGER64 && v != 0) as u8
-            }),
-            _ => strided_copy(src.ptr as *const i32, ss, dst, dst_strides, spans, &|v: i32| {
-                (v != NA_INTEGER && v != 0) as u8
-            }),
+            RType::Double => strided_copy(
+                src.ptr as *const f64,
+                ss,
+                dst,
+                dst_strides,
+                spans,
+                &|v: f64| (!v.is_nan() && v != 0.0) as u8,
+            ),
+            RType::Integer64 => strided_copy(
+                src.ptr as *const i64,
+                ss,
+                dst,
+                dst_strides,
+                spans,
+                &|v: i64| (v != NA_INTEGER64 && v != 0) as u8,
+            ),
+            _ => strided_copy(
+                src.ptr as *const i32,
+                ss,
+                dst,
+                dst_strides,
+                spans,
+                &|v: i32| (v != NA_INTEGER && v != 0) as u8,
+            ),
         },
         DataType::Int8 => ints!(i8),
         DataType::Int16 => ints!(i16),
@@ -531,7 +688,10 @@ fn int_range(dtype: DataType) -> Option<(f64, f64)> {
 /// for a real type. `what` names the array.
 pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
     let bad = |v: String| {
-        Err(ZarrError::Type(format!("{what}: value {v} cannot be stored as {}", dtype.name())))
+        Err(ZarrError::Type(format!(
+            "{what}: value {v} cannot be stored as {}",
+            dtype.name()
+        )))
     };
     let is_complex = matches!(dtype, DataType::Complex64 | DataType::Complex128);
     if let RBuf::Complex(x) = data {
@@ -555,7 +715,10 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
     if let Some((lo, hi)) = int_range(dtype) {
         match data {
             RBuf::Integer(x) | RBuf::Logical(x) => {
-                if let Some(v) = x.iter().find(|&&v| v != NA_INTEGER && ((v as f64) < lo || (v as f64) > hi)) {
+                if let Some(v) = x
+                    .iter()
+                    .find(|&&v| v != NA_INTEGER && ((v as f64) < lo || (v as f64) > hi))
+                {
                     return bad(v.to_string());
                 }
             }
@@ -563,7 +726,12 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
                 // hi of the 64-bit types rounds up to 2^63 / 2^64, which do not fit.
                 let hi_excl = matches!(dtype, DataType::Int64 | DataType::UInt64);
                 if let Some(v) = x.iter().find(|&&v| {
-                    !v.is_nan() && (v.fract() != 0.0 || v < lo || v > hi || (hi_excl && v >= hi) || v.is_infinite())
+                    !v.is_nan()
+                        && (v.fract() != 0.0
+                            || v < lo
+                            || v > hi
+                            || (hi_excl && v >= hi)
+                            || v.is_infinite())
                 }) {
                     return bad(v.to_string());
                 }
@@ -592,9 +760,15 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
     if let RBuf::Double(x) = data {
         // Rounding to the nearest representable value is expected; turning a
         // finite number into infinity is not.
-        if let Some(v) = x.iter().find(|&&v| v.is_finite() && v.abs() > max && {
-            let r = if dtype == DataType::Float16 { f16_to_f64(f64_to_f16(v)) } else { v as f32 as f64 };
-            r.is_infinite()
+        if let Some(v) = x.iter().find(|&&v| {
+            v.is_finite() && v.abs() > max && {
+                let r = if dtype == DataType::Float16 {
+                    f16_to_f64(f64_to_f16(v))
+                } else {
+                    v as f32 as f64
+                };
+                r.is_infinite()
+            }
         }) {
             return bad(v.to_string());
         }
@@ -619,7 +793,16 @@ mod tests {
         let src: Vec<i32> = vec![0, 1, 2, 3, 4, 5];
         let mut dst = vec![0i32; 6];
         let spans = vec![vec![(0, 0, 2)], vec![(0, 0, 3)]];
-        unsafe { strided_copy(src.as_ptr(), &[3, 1], dst.as_mut_ptr(), &[1, 2], &spans, &|v| v) };
+        unsafe {
+            strided_copy(
+                src.as_ptr(),
+                &[3, 1],
+                dst.as_mut_ptr(),
+                &[1, 2],
+                &spans,
+                &|v| v,
+            )
+        };
         assert_eq!(dst, vec![0, 3, 1, 4, 2, 5]);
     }
 
@@ -628,19 +811,41 @@ mod tests {
         let fill = [7i32];
         let mut dst = vec![0i32; 4];
         let spans = vec![vec![(0, 1, 1)], vec![(0, 0, 2)]];
-        unsafe { strided_copy(fill.as_ptr(), &[0, 0], dst.as_mut_ptr(), &[1, 2], &spans, &|v| v) };
+        unsafe {
+            strided_copy(
+                fill.as_ptr(),
+                &[0, 0],
+                dst.as_mut_ptr(),
+                &[1, 2],
+                &spans,
+                &|v| v,
+            )
+        };
         assert_eq!(dst, vec![0, 7, 0, 7]);
     }
 
     #[test]
     fn fill_values_read_as_na() {
         let lossy = Lossy::default();
-        let src: Vec<u8> = [1.5f64, 0.0, -0.0, f64::NAN].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let src: Vec<u8> = [1.5f64, 0.0, -0.0, f64::NAN]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
         let mut out = vec![0f64; 4];
         let mut buf = RBufMut::Double(&mut out);
         let p = RBufPtr::from_mut(&mut buf, &[4]);
         let spans = vec![vec![(0, 0, 4)]];
-        unsafe { read_into(DataType::Float64, &0f64.to_ne_bytes(), src.as_ptr(), &[1], &p, &spans, &lossy) };
+        unsafe {
+            read_into(
+                DataType::Float64,
+                &0f64.to_ne_bytes(),
+                src.as_ptr(),
+                &[1],
+                &p,
+                &spans,
+                &lossy,
+            )
+        };
         assert_eq!(out[0], 1.5);
         assert!(is_na_real(out[1]) && is_na_real(out[2]));
         assert!(out[3].is_nan() && !is_na_real(out[3]));
@@ -649,11 +854,24 @@ mod tests {
     #[test]
     fn uint64_above_i64_max_reads_as_na_with_a_warning() {
         let lossy = Lossy::default();
-        let src: Vec<u8> = [5u64, u64::MAX].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let src: Vec<u8> = [5u64, u64::MAX]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
         let mut out = vec![0i64; 2];
         let mut buf = RBufMut::Integer64(&mut out);
         let p = RBufPtr::from_mut(&mut buf, &[2]);
-        unsafe { read_into(DataType::UInt64, &0u64.to_ne_bytes(), src.as_ptr(), &[1], &p, &[vec![(0, 0, 2)]], &lossy) };
+        unsafe {
+            read_into(
+                DataType::UInt64,
+                &0u64.to_ne_bytes(),
+                src.as_ptr(),
+                &[1],
+                &p,
+                &[vec![(0, 0, 2)]],
+                &lossy,
+            )
+        };
         assert_eq!(out, vec![5, NA_INTEGER64]);
         assert_eq!(lossy.warnings("x").len(), 1);
     }
@@ -663,14 +881,31 @@ mod tests {
         let data = [1, NA_INTEGER, 3];
         let src = RBufPtr::from_ref(&RBuf::Integer(&data), &[3]);
         let mut dst = vec![0u8; 6];
-        unsafe { write_from(DataType::Int16, &(-9i16).to_ne_bytes(), &src, dst.as_mut_ptr(), &[1], &[vec![(0, 0, 3)]]) };
-        let vals: Vec<i16> = dst.chunks(2).map(|c| i16::from_ne_bytes([c[0], c[1]])).collect();
+        unsafe {
+            write_from(
+                DataType::Int16,
+                &(-9i16).to_ne_bytes(),
+                &src,
+                dst.as_mut_ptr(),
+                &[1],
+                &[vec![(0, 0, 3)]],
+            )
+        };
+        let vals: Vec<i16> = dst
+            .chunks(2)
+            .map(|c| i16::from_ne_bytes([c[0], c[1]]))
+            .collect();
         assert_eq!(vals, vec![1, -9, 3]);
         assert!(check_writable(&RBuf::Integer(&[300]), DataType::Int8, "a").is_err());
         assert!(check_writable(&RBuf::Double(&[1.5]), DataType::Int32, "a").is_err());
         assert!(check_writable(&RBuf::Double(&[f64::NAN, 2.0]), DataType::UInt8, "a").is_ok());
         assert!(check_writable(&RBuf::Double(&[-1.0]), DataType::UInt64, "a").is_err());
-        assert!(check_writable(&RBuf::Double(&[18446744073709551616.0]), DataType::UInt64, "a").is_err());
+        assert!(check_writable(
+            &RBuf::Double(&[18446744073709551616.0]),
+            DataType::UInt64,
+            "a"
+        )
+        .is_err());
         assert!(check_writable(&RBuf::Double(&[1e300]), DataType::Float32, "a").is_err());
         assert!(check_writable(&RBuf::Double(&[f64::INFINITY]), DataType::Float32, "a").is_ok());
         assert!(check_writable(&RBuf::Complex(&[[1.0, 2.0]]), DataType::Float64, "a").is_err());

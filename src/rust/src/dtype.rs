@@ -119,9 +119,11 @@ impl DataType {
     pub fn r_type(self, bit64: bool) -> RType {
         match self {
             DataType::Bool => RType::Logical,
-            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::UInt8 | DataType::UInt16 => {
-                RType::Integer
-            }
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::UInt8
+            | DataType::UInt16 => RType::Integer,
             DataType::Int64 | DataType::UInt32 | DataType::UInt64 => {
                 if bit64 {
                     RType::Integer64
@@ -144,7 +146,10 @@ mod tests {
         for d in ALL_DATA_TYPES {
             assert_eq!(DataType::parse(d.name()).unwrap(), d);
         }
-        assert_eq!(DataType::parse("float128").unwrap_err().kind(), "unsupported");
+        assert_eq!(
+            DataType::parse("float128").unwrap_err().kind(),
+            "unsupported"
+        );
     }
 
     #[test]

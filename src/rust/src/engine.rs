@@ -22,7 +22,10 @@ pub struct IoOptions {
 
 impl Default for IoOptions {
     fn default() -> Self {
-        IoOptions { threads: 1, strict_checksums: false }
+        IoOptions {
+            threads: 1,
+            strict_checksums: false,
+        }
     }
 }
 
@@ -48,8 +51,9 @@ pub fn metadata_key(path: &str) -> String {
 pub fn normalize_path(path: &str) -> Result<String> {
     let p = path.trim_matches('/');
     if !p.is_empty() {
-        crate::store::validate_key(p)
-            .map_err(|_| ZarrError::InvalidKey(format!("invalid node path '{}'", path.escape_debug())))?;
+        crate::store::validate_key(p).map_err(|_| {
+            ZarrError::InvalidKey(format!("invalid node path '{}'", path.escape_debug()))
+        })?;
     }
     Ok(p.to_string())
 }
@@ -57,8 +61,14 @@ pub fn normalize_path(path: &str) -> Result<String> {
 impl Array {
     fn from_meta(store: Arc<dyn Store>, path: String, meta: ArrayMetadata) -> Result<Array> {
         let what = format!("array '/{path}'");
-        let chain = CodecChain::from_json(&meta.codecs, meta.data_type, meta.shape.len()).map_err(|e| e.context(&what))?;
-        Ok(Array { store, path, meta, chain })
+        let chain = CodecChain::from_json(&meta.codecs, meta.data_type, meta.shape.len())
+            .map_err(|e| e.context(&what))?;
+        Ok(Array {
+            store,
+            path,
+            meta,
+            chain,
+        })
     }
 
     /// Open the array whose zarr.json is at `path` in `store`.
@@ -71,7 +81,9 @@ impl Array {
             .ok_or_else(|| ZarrError::NotFound(format!("{what}: no metadata document '{key}'")))?;
         match v3::parse(&bytes).map_err(|e| e.context(&format!("{what} ('{key}')")))? {
             NodeMetadata::Array(meta) => Array::from_meta(store, path, meta),
-            NodeMetadata::Group(_) => Err(ZarrError::Metadata(format!("'/{path}' is a group, not an array"))),
+            NodeMetadata::Group(_) => Err(ZarrError::Metadata(format!(
+                "'/{path}' is a group, not an array"
+            ))),
         }
     }
 
@@ -107,14 +119,27 @@ impl Array {
     }
 
     /// Fetch and decode one chunk; None when it is not stored.
-    fn load_chunk(&self, idx: &[u64], opts: IoOptions, warnings: &Warnings) -> Result<Option<Vec<u8>>> {
+    fn load_chunk(
+        &self,
+        idx: &[u64],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Option<Vec<u8>>> {
         let key = self.chunk_key(idx);
         let what = format!("{} chunk '{key}'", self.what());
-        let raw = match self.store.get(&key, ByteRange::All).map_err(|e| e.context(&what))? {
+        let raw = match self
+            .store
+            .get(&key, ByteRange::All)
+            .map_err(|e| e.context(&what))?
+        {
             Some(r) => r,
             None => return Ok(None),
         };
-        let ctx = CodecContext { strict_checksums: opts.strict_checksums, warnings, what: &what };
+        let ctx = CodecContext {
+            strict_checksums: opts.strict_checksums,
+            warnings,
+            what: &what,
+        };
         self.chain.decode(raw, self.chunk_bytes(), &ctx).map(Some)
     }
 
@@ -125,7 +150,10 @@ impl Array {
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
         if out.len() != n {
-            return Err(ZarrError::Type(format!("{what}: output buffer has {} elements, the selection {n}", out.len())));
+            return Err(ZarrError::Type(format!(
+                "{what}: output buffer has {} elements, the selection {n}",
+                out.len()
+            )));
         }
         if n == 0 {
             return Ok(vec![]);
@@ -141,13 +169,33 @@ impl Array {
         let lossy = Lossy::default();
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
-            let spans: Vec<Vec<Span>> = c.iter().map(|d| d.runs.iter().map(|r| (r.start as usize, r.dst, r.len)).collect()).collect();
+            let spans: Vec<Vec<Span>> = c
+                .iter()
+                .map(|d| {
+                    d.runs
+                        .iter()
+                        .map(|r| (r.start as usize, r.dst, r.len))
+                        .collect()
+                })
+                .collect();
             match self.load_chunk(&idx, opts, &warnings)? {
                 // SAFETY: spans stay inside the chunk (plan splits at chunk
                 // borders) and inside `out` (checked selection); chunks map
                 // to disjoint output elements.
-                Some(data) => unsafe { convert::read_into(dtype, fill, data.as_ptr(), &strides, &dst, &spans, &lossy) },
-                None => unsafe { convert::read_into(dtype, fill, fill.as_ptr(), &zero_strides, &dst, &spans, &lossy) },
+                Some(data) => unsafe {
+                    convert::read_into(dtype, fill, data.as_ptr(), &strides, &dst, &spans, &lossy)
+                },
+                None => unsafe {
+                    convert::read_into(
+                        dtype,
+                        fill,
+                        fill.as_ptr(),
+                        &zero_strides,
+                        &dst,
+                        &spans,
+                        &lossy,
+                    )
+                },
             }
             Ok(())
         };
@@ -161,12 +209,17 @@ impl Array {
     pub fn write(&self, sel: &Selection, data: &RBuf, opts: IoOptions) -> Result<Vec<String>> {
         let what = self.what();
         if self.store.read_only() {
-            return Err(ZarrError::ReadOnly(format!("{what}: the store is read-only")));
+            return Err(ZarrError::ReadOnly(format!(
+                "{what}: the store is read-only"
+            )));
         }
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
         if data.len() != n {
-            return Err(ZarrError::Type(format!("{what}: {} values given for a selection of {n} elements", data.len())));
+            return Err(ZarrError::Type(format!(
+                "{what}: {} values given for a selection of {n} elements",
+                data.len()
+            )));
         }
         if n == 0 {
             return Ok(vec![]);
@@ -189,7 +242,15 @@ impl Array {
                 self.load_chunk(&idx, opts, &warnings)?
             }
             .unwrap_or_else(|| fill.repeat(cshape.iter().product()));
-            let spans: Vec<Vec<Span>> = c.iter().map(|d| d.runs.iter().map(|r| (r.dst, r.start as usize, r.len)).collect()).collect();
+            let spans: Vec<Vec<Span>> = c
+                .iter()
+                .map(|d| {
+                    d.runs
+                        .iter()
+                        .map(|r| (r.dst, r.start as usize, r.len))
+                        .collect()
+                })
+                .collect();
             // SAFETY: spans stay inside the chunk and inside `data`; each
             // task owns its chunk buffer.
             unsafe { convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans) };
@@ -208,16 +269,17 @@ impl Array {
     /// Whether the selection covers every element of the chunk that lies
     /// inside the array (so the old chunk need not be read).
     fn covers_chunk(&self, c: &[&DimChunk], idx: &[u64]) -> bool {
-        c.iter().zip(idx).zip(self.meta.shape.iter().zip(&self.meta.chunk_shape)).all(|((dc, &i), (&n, &cs))| {
-            let extent = (n - i * cs).min(cs) as usize;
-            let mut seen = vec![false; extent];
-            for r in &dc.runs {
-                for s in r.start as usize..r.start as usize + r.len {
-                    seen[s] = true;
+        c.iter()
+            .zip(idx)
+            .zip(self.meta.shape.iter().zip(&self.meta.chunk_shape))
+            .all(|((dc, &i), (&n, &cs))| {
+                let extent = (n - i * cs).min(cs) as usize;
+                let mut seen = vec![false; extent];
+                for r in &dc.runs {
+                    seen[r.start as usize..r.start as usize + r.len].fill(true);
                 }
-            }
-            seen.iter().all(|&b| b)
-        })
+                seen.iter().all(|&b| b)
+            })
     }
 }
 
@@ -238,7 +300,11 @@ fn cartesian(plan: &[Vec<DimChunk>]) -> Vec<Vec<&DimChunk>> {
     out
 }
 
-fn run_tasks<T: Sync>(items: &[T], threads: usize, task: impl Fn(&T) -> Result<()> + Sync + Send) -> Result<()> {
+fn run_tasks<T: Sync>(
+    items: &[T],
+    threads: usize,
+    task: impl Fn(&T) -> Result<()> + Sync + Send,
+) -> Result<()> {
     if threads <= 1 || items.len() <= 1 {
         return items.iter().try_for_each(task);
     }

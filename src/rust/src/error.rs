@@ -124,7 +124,13 @@ mod tests {
 
     #[test]
     fn codec_errors_become_corrupt_chunks_on_read() {
-        assert_eq!(ZarrError::Codec("x".into()).into_corrupt().kind(), "corrupt_chunk");
-        assert_eq!(ZarrError::Checksum("x".into()).into_corrupt().kind(), "checksum");
+        assert_eq!(
+            ZarrError::Codec("x".into()).into_corrupt().kind(),
+            "corrupt_chunk"
+        );
+        assert_eq!(
+            ZarrError::Checksum("x".into()).into_corrupt().kind(),
+            "checksum"
+        );
     }
 }

@@ -4,8 +4,8 @@
 //! whole engine is covered by `cargo test --no-default-features`.
 
 pub mod codec;
-pub mod dtype;
 pub mod convert;
+pub mod dtype;
 pub mod engine;
 pub mod error;
 pub mod fill;

@@ -23,7 +23,11 @@ pub struct DimSelection {
 impl DimSelection {
     pub fn range(start: u64, len: u64) -> DimSelection {
         let len = len as usize;
-        let runs = if len == 0 { vec![] } else { vec![Run { start, dst: 0, len }] };
+        let runs = if len == 0 {
+            vec![]
+        } else {
+            vec![Run { start, dst: 0, len }]
+        };
         DimSelection { runs, len }
     }
 
@@ -32,10 +36,17 @@ impl DimSelection {
         for (pos, &i) in idx.iter().enumerate() {
             match runs.last_mut() {
                 Some(r) if r.start + r.len as u64 == i => r.len += 1,
-                _ => runs.push(Run { start: i, dst: pos, len: 1 }),
+                _ => runs.push(Run {
+                    start: i,
+                    dst: pos,
+                    len: 1,
+                }),
             }
         }
-        DimSelection { runs, len: idx.len() }
+        DimSelection {
+            runs,
+            len: idx.len(),
+        }
     }
 
     fn max_index(&self) -> Option<u64> {
@@ -59,7 +70,9 @@ pub struct DimChunk {
 
 impl Selection {
     pub fn all(shape: &[u64]) -> Selection {
-        Selection { dims: shape.iter().map(|&n| DimSelection::range(0, n)).collect() }
+        Selection {
+            dims: shape.iter().map(|&n| DimSelection::range(0, n)).collect(),
+        }
     }
 
     /// Shape of the result (R's dim of what a read returns).
@@ -112,7 +125,10 @@ fn split_dim(sel: &DimSelection, cs: u64) -> Vec<DimChunk> {
         if let Some(dc) = out.iter_mut().rev().find(|dc| dc.chunk == chunk) {
             dc.runs.push(run);
         } else {
-            out.push(DimChunk { chunk, runs: vec![run] });
+            out.push(DimChunk {
+                chunk,
+                runs: vec![run],
+            });
         }
     };
     for r in &sel.runs {
@@ -123,7 +139,14 @@ fn split_dim(sel: &DimSelection, cs: u64) -> Vec<DimChunk> {
             let chunk = start / cs;
             let off = start % cs;
             let take = left.min(cs - off);
-            push(chunk, Run { start: off, dst, len: take as usize });
+            push(
+                chunk,
+                Run {
+                    start: off,
+                    dst,
+                    len: take as usize,
+                },
+            );
             start += take;
             dst += take as usize;
             left -= take;
@@ -143,10 +166,26 @@ mod tests {
         assert_eq!(
             d.runs,
             vec![
-                Run { start: 3, dst: 0, len: 3 },
-                Run { start: 9, dst: 3, len: 1 },
-                Run { start: 2, dst: 4, len: 1 },
-                Run { start: 2, dst: 5, len: 1 }
+                Run {
+                    start: 3,
+                    dst: 0,
+                    len: 3
+                },
+                Run {
+                    start: 9,
+                    dst: 3,
+                    len: 1
+                },
+                Run {
+                    start: 2,
+                    dst: 4,
+                    len: 1
+                },
+                Run {
+                    start: 2,
+                    dst: 5,
+                    len: 1
+                }
             ]
         );
         assert_eq!(d.len, 6);
@@ -154,18 +193,57 @@ mod tests {
 
     #[test]
     fn plan_splits_runs_at_chunk_borders() {
-        let s = Selection { dims: vec![DimSelection::range(3, 6)] };
+        let s = Selection {
+            dims: vec![DimSelection::range(3, 6)],
+        };
         let p = s.plan(&[4]);
         assert_eq!(p[0].len(), 3);
-        assert_eq!(p[0][0], DimChunk { chunk: 0, runs: vec![Run { start: 3, dst: 0, len: 1 }] });
-        assert_eq!(p[0][1], DimChunk { chunk: 1, runs: vec![Run { start: 0, dst: 1, len: 4 }] });
-        assert_eq!(p[0][2], DimChunk { chunk: 2, runs: vec![Run { start: 0, dst: 5, len: 1 }] });
-        assert_eq!(p[0].iter().map(|c| c.runs.iter().map(|r| r.len).sum::<usize>()).sum::<usize>(), 6);
+        assert_eq!(
+            p[0][0],
+            DimChunk {
+                chunk: 0,
+                runs: vec![Run {
+                    start: 3,
+                    dst: 0,
+                    len: 1
+                }]
+            }
+        );
+        assert_eq!(
+            p[0][1],
+            DimChunk {
+                chunk: 1,
+                runs: vec![Run {
+                    start: 0,
+                    dst: 1,
+                    len: 4
+                }]
+            }
+        );
+        assert_eq!(
+            p[0][2],
+            DimChunk {
+                chunk: 2,
+                runs: vec![Run {
+                    start: 0,
+                    dst: 5,
+                    len: 1
+                }]
+            }
+        );
+        assert_eq!(
+            p[0].iter()
+                .map(|c| c.runs.iter().map(|r| r.len).sum::<usize>())
+                .sum::<usize>(),
+            6
+        );
     }
 
     #[test]
     fn revisited_chunks_are_grouped() {
-        let s = Selection { dims: vec![DimSelection::indices(&[0, 9, 1])] };
+        let s = Selection {
+            dims: vec![DimSelection::indices(&[0, 9, 1])],
+        };
         let p = s.plan(&[4]);
         assert_eq!(p[0].iter().map(|c| c.chunk).collect::<Vec<_>>(), vec![0, 2]);
         assert_eq!(p[0][0].runs.len(), 2);
@@ -173,12 +251,18 @@ mod tests {
 
     #[test]
     fn bounds_and_rank_are_checked() {
-        let s = Selection { dims: vec![DimSelection::range(0, 5)] };
+        let s = Selection {
+            dims: vec![DimSelection::range(0, 5)],
+        };
         assert!(s.check(&[5], "a").is_ok());
         let e = s.check(&[4], "array '/x'").unwrap_err();
         assert_eq!(e.kind(), "selection");
         assert!(e.message().contains("array '/x'"));
         assert!(s.check(&[5, 5], "a").is_err());
-        assert!(Selection { dims: vec![DimSelection::range(0, 0)] }.check(&[0], "a").is_ok());
+        assert!(Selection {
+            dims: vec![DimSelection::range(0, 0)]
+        }
+        .check(&[0], "a")
+        .is_ok());
     }
 }

@@ -82,10 +82,16 @@ mod tests {
     fn endian_is_required_except_for_single_bytes() {
         let empty = Map::new();
         assert_eq!(parse_endian(&empty, DataType::UInt8).unwrap(), None);
-        assert_eq!(parse_endian(&empty, DataType::Int16).unwrap_err().kind(), "metadata");
+        assert_eq!(
+            parse_endian(&empty, DataType::Int16).unwrap_err().kind(),
+            "metadata"
+        );
         let mut big = Map::new();
         big.insert("endian".into(), json!("big"));
-        assert_eq!(parse_endian(&big, DataType::Float64).unwrap(), Some(Endian::Big));
+        assert_eq!(
+            parse_endian(&big, DataType::Float64).unwrap(),
+            Some(Endian::Big)
+        );
         big.insert("endian".into(), json!("middle"));
         assert!(parse_endian(&big, DataType::Float64).is_err());
     }

@@ -46,7 +46,12 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>>;
     /// `decoded_len` is the size the output must have when this is the
     /// first codec after array -> bytes (lets decompressors allocate once).
-    fn decode(&self, input: Vec<u8>, decoded_len: Option<usize>, ctx: &CodecContext) -> Result<Vec<u8>>;
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>>;
     /// The `{"name": ..., "configuration": ...}` entry of zarr.json.
     fn to_json(&self) -> Value;
 }
@@ -87,12 +92,18 @@ fn codec_name_and_config(v: &Value) -> Result<(String, Map<String, Value>)> {
             };
             Ok((name.to_string(), config))
         }
-        _ => Err(ZarrError::Metadata(format!("codec entry is not an object: {v}"))),
+        _ => Err(ZarrError::Metadata(format!(
+            "codec entry is not an object: {v}"
+        ))),
     }
 }
 
 /// Build a bytes -> bytes codec by name; `None` if the name is not one.
-fn bytes_to_bytes(name: &str, config: &Map<String, Value>, dtype: DataType) -> Result<Option<Box<dyn BytesToBytes>>> {
+fn bytes_to_bytes(
+    name: &str,
+    config: &Map<String, Value>,
+    dtype: DataType,
+) -> Result<Option<Box<dyn BytesToBytes>>> {
     Ok(Some(match name {
         "gzip" => Box::new(gzip::Gzip::from_config(config)?),
         "zstd" => Box::new(zstd::Zstd::from_config(config)?),
@@ -120,12 +131,18 @@ impl CodecChain {
                 }
                 "bytes" => {
                     if array_to_bytes.is_some() {
-                        return Err(ZarrError::Metadata("more than one array -> bytes codec".into()));
+                        return Err(ZarrError::Metadata(
+                            "more than one array -> bytes codec".into(),
+                        ));
                     }
-                    array_to_bytes = Some(ArrayToBytes::Bytes { endian: bytes::parse_endian(&config, dtype)? });
+                    array_to_bytes = Some(ArrayToBytes::Bytes {
+                        endian: bytes::parse_endian(&config, dtype)?,
+                    });
                 }
                 "sharding_indexed" | "vlen-utf8" | "vlen-bytes" => {
-                    return Err(ZarrError::Unsupported(format!("codec '{name}' is not supported yet")))
+                    return Err(ZarrError::Unsupported(format!(
+                        "codec '{name}' is not supported yet"
+                    )))
                 }
                 other => match bytes_to_bytes(other, &config, dtype)? {
                     Some(c) => {
@@ -140,13 +157,25 @@ impl CodecChain {
                 },
             }
         }
-        let array_to_bytes = array_to_bytes
-            .ok_or_else(|| ZarrError::Metadata("the codecs list has no array -> bytes codec (such as 'bytes')".into()))?;
-        Ok(CodecChain { transposes, array_to_bytes, bytes_to_bytes: b2b, dtype })
+        let array_to_bytes = array_to_bytes.ok_or_else(|| {
+            ZarrError::Metadata(
+                "the codecs list has no array -> bytes codec (such as 'bytes')".into(),
+            )
+        })?;
+        Ok(CodecChain {
+            transposes,
+            array_to_bytes,
+            bytes_to_bytes: b2b,
+            dtype,
+        })
     }
 
     pub fn to_json(&self) -> Vec<Value> {
-        let mut out: Vec<Value> = self.transposes.iter().map(|o| transpose::to_json(o)).collect();
+        let mut out: Vec<Value> = self
+            .transposes
+            .iter()
+            .map(|o| transpose::to_json(o))
+            .collect();
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
         }
@@ -182,7 +211,10 @@ impl CodecChain {
         let n = self.bytes_to_bytes.len();
         for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
             let hint = if i == 0 { Some(decoded_len) } else { None };
-            data = c.decode(data, hint, ctx).map_err(|e| e.into_corrupt().context(&format!("{} ({})", ctx.what, c.name())))?;
+            data = c.decode(data, hint, ctx).map_err(|e| {
+                e.into_corrupt()
+                    .context(&format!("{} ({})", ctx.what, c.name()))
+            })?;
         }
         let _ = n;
         if data.len() != decoded_len {
@@ -220,13 +252,19 @@ mod tests {
     use serde_json::json;
 
     fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext { strict_checksums: false, warnings: w, what: "test chunk" }
+        CodecContext {
+            strict_checksums: false,
+            warnings: w,
+            what: "test chunk",
+        }
     }
 
     #[test]
     fn every_compressor_round_trips_through_a_chain() {
         let w = Warnings::default();
-        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i as f64 / 3.0).to_le_bytes()).collect();
+        let data: Vec<u8> = (0..4000u32)
+            .flat_map(|i| (i as f64 / 3.0).to_le_bytes())
+            .collect();
         let chains = [
             json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
             json!([{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 5}}]),
@@ -237,16 +275,30 @@ mod tests {
         for c in chains {
             let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, 1).unwrap();
             let enc = chain.encode(data.clone()).unwrap();
-            assert_eq!(chain.decode(enc, data.len(), &ctx(&w)).unwrap(), data, "chain {c}");
+            assert_eq!(
+                chain.decode(enc, data.len(), &ctx(&w)).unwrap(),
+                data,
+                "chain {c}"
+            );
         }
     }
 
     #[test]
     fn unknown_and_misplaced_codecs_are_refused() {
-        let e = CodecChain::from_json(&[json!({"name": "bytes"}), json!({"name": "lzma"})], DataType::Int8, 1).unwrap_err();
+        let e = CodecChain::from_json(
+            &[json!({"name": "bytes"}), json!({"name": "lzma"})],
+            DataType::Int8,
+            1,
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), "unsupported");
         assert!(e.message().contains("lzma"));
-        let e = CodecChain::from_json(&[json!({"name": "gzip", "configuration": {"level": 1}})], DataType::Int8, 1).unwrap_err();
+        let e = CodecChain::from_json(
+            &[json!({"name": "gzip", "configuration": {"level": 1}})],
+            DataType::Int8,
+            1,
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), "metadata");
         let e = CodecChain::from_json(&[], DataType::Int8, 1).unwrap_err();
         assert_eq!(e.kind(), "metadata");
@@ -255,7 +307,12 @@ mod tests {
     #[test]
     fn a_wrong_length_after_decoding_is_a_corrupt_chunk() {
         let w = Warnings::default();
-        let chain = CodecChain::from_json(&[json!({"name": "bytes", "configuration": {"endian": "little"}})], DataType::Int32, 1).unwrap();
+        let chain = CodecChain::from_json(
+            &[json!({"name": "bytes", "configuration": {"endian": "little"}})],
+            DataType::Int32,
+            1,
+        )
+        .unwrap();
         let e = chain.decode(vec![0u8; 7], 8, &ctx(&w)).unwrap_err();
         assert_eq!(e.kind(), "corrupt_chunk");
         assert!(e.message().contains("test chunk"));

@@ -17,14 +17,21 @@ pub fn parse_order(config: &Map<String, Value>, ndim: usize) -> Result<Vec<usize
         None => return bad("configuration has no 'order'".into()),
     };
     if order.len() != ndim {
-        return bad(format!("order has {} entries but the array has {ndim} dimensions", order.len()));
+        return bad(format!(
+            "order has {} entries but the array has {ndim} dimensions",
+            order.len()
+        ));
     }
     let mut seen = vec![false; ndim];
     let mut out = Vec::with_capacity(ndim);
     for v in order {
         let i = match v.as_u64() {
             Some(i) if (i as usize) < ndim => i as usize,
-            _ => return bad(format!("order entry {v} is not a dimension index below {ndim}")),
+            _ => {
+                return bad(format!(
+                    "order entry {v} is not a dimension index below {ndim}"
+                ))
+            }
         };
         if seen[i] {
             return bad(format!("order repeats dimension {i}"));

@@ -34,34 +34,49 @@ fn guard(f: impl FnOnce() -> Result<Robj>) -> Robj {
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            error_value("internal", &format!("internal error in the zarr engine: {msg}"))
+            error_value(
+                "internal",
+                &format!("internal error in the zarr engine: {msg}"),
+            )
         }
     }
 }
 
 fn error_value(kind: &str, message: &str) -> Robj {
     let mut v = list!(kind = kind, message = message).into_robj();
-    v.set_class(["zarr_rust_error"]).expect("setting a class on a new list");
+    v.set_class(["zarr_rust_error"])
+        .expect("setting a class on a new list");
     v
 }
 
 fn with_warnings(mut v: Robj, warnings: Vec<String>) -> Robj {
     if !warnings.is_empty() {
-        v.set_attrib("zarr_warnings", warnings).expect("setting an attribute on a new value");
+        v.set_attrib("zarr_warnings", warnings)
+            .expect("setting an attribute on a new value");
     }
     v
 }
 
 fn store_of(h: &Robj) -> Result<Arc<dyn Store>> {
-    let p: &ExternalPtr<StoreHandle> =
-        h.try_into().map_err(|_| ZarrError::Type("expected a store handle".into()))?;
-    Ok(Arc::clone(&p.try_addr().map_err(|_| ZarrError::Type("the store handle is no longer valid".into()))?.0))
+    let p: &ExternalPtr<StoreHandle> = h
+        .try_into()
+        .map_err(|_| ZarrError::Type("expected a store handle".into()))?;
+    Ok(Arc::clone(
+        &p.try_addr()
+            .map_err(|_| ZarrError::Type("the store handle is no longer valid".into()))?
+            .0,
+    ))
 }
 
 fn array_of(h: &Robj) -> Result<Arc<Array>> {
-    let p: &ExternalPtr<ArrayHandle> =
-        h.try_into().map_err(|_| ZarrError::Type("expected an array handle".into()))?;
-    Ok(Arc::clone(&p.try_addr().map_err(|_| ZarrError::Type("the array handle is no longer valid".into()))?.0))
+    let p: &ExternalPtr<ArrayHandle> = h
+        .try_into()
+        .map_err(|_| ZarrError::Type("expected an array handle".into()))?;
+    Ok(Arc::clone(
+        &p.try_addr()
+            .map_err(|_| ZarrError::Type("the array handle is no longer valid".into()))?
+            .0,
+    ))
 }
 
 fn store_value(s: Arc<dyn Store>) -> Robj {
@@ -77,7 +92,11 @@ fn strings(v: Vec<String>) -> Robj {
 /// @noRd
 #[extendr]
 fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
-    guard(|| Ok(store_value(Arc::new(FsStore::open(root, read_only, create)?))))
+    guard(|| {
+        Ok(store_value(Arc::new(FsStore::open(
+            root, read_only, create,
+        )?)))
+    })
 }
 
 /// @noRd
@@ -96,7 +115,10 @@ fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> R
             (_, false, true) => ByteRange::Suffix(length as u64),
             (true, true, _) => ByteRange::All,
             (false, true, _) => ByteRange::From(offset as u64),
-            (o, false, false) => ByteRange::Range { offset: if o { 0 } else { offset as u64 }, length: length as u64 },
+            (o, false, false) => ByteRange::Range {
+                offset: if o { 0 } else { offset as u64 },
+                length: length as u64,
+            },
         };
         Ok(match store_of(&h)?.get(key, range)? {
             Some(v) => Raw::from_bytes(&v).into(),
@@ -196,7 +218,9 @@ fn rz_metadata_normalize(json: &str) -> Robj {
         if let NodeMetadata::Array(m) = &node {
             crate::codec::CodecChain::from_json(&m.codecs, m.data_type, m.shape.len())?;
         }
-        Ok(serde_json::to_string_pretty(&v3::to_json(&node)).map_err(ZarrError::from)?.into())
+        Ok(serde_json::to_string_pretty(&v3::to_json(&node))
+            .map_err(ZarrError::from)?
+            .into())
     })
 }
 
@@ -218,7 +242,11 @@ fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
     guard(|| {
         let meta = match v3::parse(json.as_bytes())? {
             NodeMetadata::Array(m) => m,
-            NodeMetadata::Group(_) => return Err(ZarrError::Metadata("expected array metadata, got a group".into())),
+            NodeMetadata::Group(_) => {
+                return Err(ZarrError::Metadata(
+                    "expected array metadata, got a group".into(),
+                ))
+            }
         };
         Ok(array_value(Array::create(store_of(&store)?, path, meta)?))
     })
@@ -231,7 +259,9 @@ fn rz_array_metadata(h: Robj) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
         let doc = v3::to_json(&NodeMetadata::Array(a.meta.clone()));
-        Ok(serde_json::to_string_pretty(&doc).map_err(ZarrError::from)?.into())
+        Ok(serde_json::to_string_pretty(&doc)
+            .map_err(ZarrError::from)?
+            .into())
     })
 }
 
@@ -241,7 +271,9 @@ fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
     if sel.is_null() {
         return Ok(Selection::all(shape));
     }
-    let list: List = sel.try_into().map_err(|_| ZarrError::Selection("the selection must be a list".into()))?;
+    let list: List = sel
+        .try_into()
+        .map_err(|_| ZarrError::Selection("the selection must be a list".into()))?;
     let mut dims = Vec::with_capacity(list.len());
     for (d, item) in list.values().enumerate() {
         let nums: Vec<f64> = if let Some(x) = item.as_real_slice() {
@@ -249,9 +281,15 @@ fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
         } else if let Some(x) = item.as_integer_slice() {
             x.iter().map(|&v| v as f64).collect()
         } else {
-            return Err(ZarrError::Selection(format!("selection for dimension {} must be numeric", d + 1)));
+            return Err(ZarrError::Selection(format!(
+                "selection for dimension {} must be numeric",
+                d + 1
+            )));
         };
-        if nums.iter().any(|v| !v.is_finite() || *v < 0.0 || v.fract() != 0.0) {
+        if nums
+            .iter()
+            .any(|v| !v.is_finite() || *v < 0.0 || v.fract() != 0.0)
+        {
             return Err(ZarrError::Selection(format!(
                 "selection for dimension {} has a missing, negative or fractional index",
                 d + 1
@@ -259,7 +297,9 @@ fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
         }
         if item.get_attrib("zarr_range").is_some() {
             if nums.len() != 2 {
-                return Err(ZarrError::Selection("a range selection is c(start, count)".into()));
+                return Err(ZarrError::Selection(
+                    "a range selection is c(start, count)".into(),
+                ));
             }
             dims.push(DimSelection::range(nums[0] as u64, nums[1] as u64));
         } else {
@@ -271,7 +311,10 @@ fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
 }
 
 fn io_options(threads: i32, strict: bool) -> IoOptions {
-    IoOptions { threads: threads.max(1) as usize, strict_checksums: strict }
+    IoOptions {
+        threads: threads.max(1) as usize,
+        strict_checksums: strict,
+    }
 }
 
 /// Read a selection into a new R vector (with `dim` for 2 or more
@@ -307,10 +350,12 @@ fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) ->
         };
         let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
         if shape.len() >= 2 {
-            out.set_attrib("dim", shape).map_err(|e| ZarrError::Type(e.to_string()))?;
+            out.set_attrib("dim", shape)
+                .map_err(|e| ZarrError::Type(e.to_string()))?;
         }
         if rtype == RType::Integer64 {
-            out.set_class(["integer64"]).map_err(|e| ZarrError::Type(e.to_string()))?;
+            out.set_class(["integer64"])
+                .map_err(|e| ZarrError::Type(e.to_string()))?;
         }
         Ok(with_warnings(out, warnings))
     })
@@ -328,7 +373,9 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
             match data.rtype() {
                 Rtype::Logicals => RBuf::Logical(data.as_typed_slice_raw::<i32>()),
                 Rtype::Integers => RBuf::Integer(data.as_typed_slice_raw::<i32>()),
-                Rtype::Doubles if data.inherits("integer64") => RBuf::Integer64(data.as_typed_slice_raw::<i64>()),
+                Rtype::Doubles if data.inherits("integer64") => {
+                    RBuf::Integer64(data.as_typed_slice_raw::<i64>())
+                }
                 Rtype::Doubles => RBuf::Double(data.as_typed_slice_raw::<f64>()),
                 Rtype::Complexes => RBuf::Complex(data.as_typed_slice_raw::<[f64; 2]>()),
                 _ => {

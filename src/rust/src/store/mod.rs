@@ -61,7 +61,12 @@ pub trait Store: Send + Sync {
 /// Refuse keys that could escape a store root or are not portable:
 /// empty segments, `.`/`..` segments, absolute paths, backslashes and NUL.
 pub fn validate_key(key: &str) -> Result<()> {
-    let bad = |why: &str| Err(ZarrError::InvalidKey(format!("invalid key '{}': {why}", key.escape_debug())));
+    let bad = |why: &str| {
+        Err(ZarrError::InvalidKey(format!(
+            "invalid key '{}': {why}",
+            key.escape_debug()
+        )))
+    };
     if key.is_empty() {
         return bad("empty key");
     }
