@@ -13,6 +13,7 @@ export ZARR_RUSTFLAGS :=
 R_LIB := $(CURDIR)/.rlib
 export R_LIBS := $(R_LIB)
 export R_LIBS_USER := $(R_LIB)
+export ZARR_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
 
 .PHONY: deps install demo test test-rust test-r lint check bench document clean
 

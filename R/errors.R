@@ -54,3 +54,12 @@ check_flag <- function(x, arg) {
   }
   invisible(x)
 }
+
+# Evaluate `expr`; a zarr error it raises is raised again with `what` (the
+# key or node) in front of its message, keeping its class.
+with_context <- function(expr, what) {
+  withCallingHandlers(expr, zarr_error = function(e) {
+    e$message <- paste0(what, ": ", conditionMessage(e))
+    stop(e)
+  })
+}

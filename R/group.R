@@ -123,7 +123,11 @@ group_find_children <- function(group) {
   out <- list()
   for (s in subs) {
     name <- sub(".*/", "", s)
-    meta <- store$get_metadata(s)
+    # A node this version cannot represent yet must not hide its siblings.
+    meta <- tryCatch(store$get_metadata(s), zarr_error_unsupported = function(e) {
+      zarr_warn(sprintf("node '/%s' skipped: %s", s, conditionMessage(e)))
+      NULL
+    })
     if (!is.null(meta)) out[[length(out) + 1L]] <- build_node(name, meta, group, store)
   }
   out

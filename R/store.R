@@ -305,11 +305,12 @@ to_json <- function(x, pretty = TRUE) {
 }
 
 store_get_metadata <- function(self, prefix) {
-  raw <- self$get(metadata_key(prefix))
+  key <- metadata_key(prefix)
+  raw <- self$get(key)
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
-  zarr_call(rz_metadata_normalize(txt))
+  with_context(zarr_call(rz_metadata_normalize(txt, FALSE)), sprintf("'%s'", key))
   parse_json(txt)
 }
 
@@ -318,7 +319,7 @@ store_get_metadata <- function(self, prefix) {
 metadata_json <- function(metadata) {
   if (inherits(metadata, "array_builder")) metadata <- metadata$metadata()
   if (!is.list(metadata)) zarr_abort("argument", "`metadata` must be a list or an array_builder")
-  zarr_call(rz_metadata_normalize(to_json(metadata, pretty = FALSE)))
+  zarr_call(rz_metadata_normalize(to_json(metadata, pretty = FALSE), TRUE))
 }
 
 store_set_metadata <- function(self, prefix, metadata) {

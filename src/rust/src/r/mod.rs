@@ -208,14 +208,14 @@ fn rz_store_info(h: Robj) -> Robj {
 
 // ---------------------------------------------------------------- metadata
 
-/// Parse and re-serialise a zarr.json document: validates it and gives
-/// the canonical form.
+/// Parse and re-serialise a zarr.json document: validates it (and its
+/// codec chain when `check_codecs`) and gives the canonical form.
 /// @noRd
 #[extendr]
-fn rz_metadata_normalize(json: &str) -> Robj {
+fn rz_metadata_normalize(json: &str, check_codecs: bool) -> Robj {
     guard(|| {
         let node = v3::parse(json.as_bytes())?;
-        if let NodeMetadata::Array(m) = &node {
+        if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
             crate::codec::CodecChain::from_json(&m.codecs, m.data_type, m.shape.len())?;
         }
         Ok(serde_json::to_string_pretty(&v3::to_json(&node))

@@ -1,0 +1,127 @@
+# Every array zarr-python wrote in ../shared/fixtures must read back exactly
+# as its manifest says, with the package's NA semantics applied: elements
+# equal to the fill value read as NA (not for bool).
+
+fixture_expected <- function(entry) {
+  dtype <- entry$dtype
+  vals <- entry$values
+  fill <- entry$fill_value
+  num <- function(v) {
+    if (is.character(v)) return(switch(v, "NaN" = NaN, "Infinity" = Inf, "-Infinity" = -Inf, as.numeric(v)))
+    as.numeric(v)
+  }
+  same <- function(v, f) if (is.nan(f)) is.nan(v) else !is.na(v) & v == f
+  out <- switch(dtype,
+    bool = as.logical(unlist(vals)),
+    int8 = , int16 = , int32 = , uint8 = , uint16 = {
+      # int32's minimum is R's NA_integer_, which is how it reads
+      x <- suppressWarnings(as.integer(unlist(vals)))
+      if (!is.null(fill)) x[x == as.integer(fill)] <- NA_integer_
+      x
+    },
+    int64 = , uint32 = , uint64 = {
+      txt <- vapply(vals, function(v) if (is.character(v)) v else sprintf("%.0f", v), character(1))
+      # values above 2^63 - 1 give NA here, as they do when read
+      x <- suppressWarnings(bit64::as.integer64(txt))
+      # integer64 cannot hold uint64 values above 2^63 - 1: they read as NA
+      too_big <- !startsWith(txt, "-") & (nchar(txt) > 19L | (nchar(txt) == 19L & txt > "9223372036854775807"))
+      x[too_big] <- NA
+      if (!is.null(fill)) x[txt == as.character(fill)] <- NA
+      x
+    },
+    float16 = , float32 = , float64 = {
+      x <- vapply(vals, num, numeric(1))
+      if (!is.null(fill)) x[same(x, num(fill))] <- NA_real_
+      x
+    },
+    complex64 = , complex128 = {
+      re <- vapply(vals, function(v) num(v[[1L]]), numeric(1))
+      im <- vapply(vals, function(v) num(v[[2L]]), numeric(1))
+      x <- complex(real = re, imaginary = im)
+      if (!is.null(fill)) {
+        na <- same(re, num(fill[[1L]])) & same(im, num(fill[[2L]]))
+        x[na] <- NA_complex_
+      }
+      x
+    },
+    stop("unexpected dtype ", dtype)
+  )
+  shape <- as.numeric(unlist(entry$shape))
+  if (length(shape) > 1L) {
+    cls <- oldClass(out)
+    out <- aperm(array(out, rev(shape)), rev(seq_along(shape)))
+    oldClass(out) <- cls
+  }
+  out
+}
+
+# Why a fixture is not read yet, or NA when it is.
+fixture_unsupported <- function(entry) {
+  if (entry$zarr_format != 3) return("Zarr v2")
+  if (entry$dtype == "string") return("strings")
+  if (!is.null(entry$inner_chunks)) return("sharding")
+  NA_character_
+}
+
+fixture_manifest <- function() {
+  root <- file.path(shared_dir(), "fixtures", "zarr-python")
+  jsonlite::fromJSON(file.path(root, "manifest.json"), simplifyVector = FALSE, bigint_as_char = TRUE)
+}
+
+test_that("every numeric v3 fixture array reads back exactly", {
+  skip_if_no_shared()
+  skip_if_not_installed("bit64")
+  root <- file.path(shared_dir(), "fixtures", "zarr-python")
+  exact <- 0L
+  stores <- list()
+  for (e in fixture_manifest()$arrays) {
+    id <- paste0(e$store, "/", e$path)
+    if (!is.na(fixture_unsupported(e))) next
+    if (is.null(stores[[e$store]])) stores[[e$store]] <- open_zarr(file.path(root, e$store), read_only = TRUE)
+    arr <- stores[[e$store]][[paste0("/", e$path)]]
+    expect_false(is.null(arr), label = id)
+    got <- withCallingHandlers(arr[], zarr_warning = function(w) {
+      # only uint64 values beyond integer64 may warn
+      if (e$dtype == "uint64") invokeRestart("muffleWarning")
+    })
+    want <- fixture_expected(e)
+    # dimension names are checked on their own below
+    dimnames(got) <- NULL
+    ok <- identical(got, want, num.eq = FALSE)
+    expect_true(ok, label = sprintf("%s (%s, %s)", id, e$dtype, e$variant))
+    if (ok) exact <- exact + 1L
+  }
+  message(sprintf("fixtures: %d arrays read exactly", exact))
+  expect_gt(exact, 200L)
+})
+
+test_that("fixtures in formats not supported yet are counted as skipped", {
+  skip_if_no_shared()
+  why <- vapply(fixture_manifest()$arrays, fixture_unsupported, character(1))
+  counts <- table(why[!is.na(why)])
+  expect_gt(sum(!is.na(why)), 0L)
+  skip(sprintf("%d fixture arrays not read yet: %s", sum(counts),
+               paste(sprintf("%d %s", counts, names(counts)), collapse = ", ")))
+})
+
+test_that("fixture groups open with their attributes", {
+  skip_if_no_shared()
+  root <- file.path(shared_dir(), "fixtures", "zarr-python")
+  manifest <- jsonlite::fromJSON(file.path(root, "manifest.json"), simplifyVector = FALSE)
+  for (g in manifest$groups) {
+    if (g$zarr_format != 3) next
+    z <- open_zarr(file.path(root, g$store), read_only = TRUE)
+    node <- z$get_node(paste0("/", g$path))
+    expect_s3_class(node, "zarr_group")
+    expect_identical(node$attributes[order(names(node$attributes))],
+                     g$attributes[order(names(g$attributes))], label = paste(g$store, g$path))
+  }
+})
+
+test_that("dimension_names of fixture arrays become names(dimnames())", {
+  skip_if_no_shared()
+  z <- open_zarr(file.path(shared_dir(), "fixtures", "zarr-python", "v3", "hierarchy.zarr"), read_only = TRUE)
+  arr <- z[["/a/b/arr"]]
+  expect_identical(names(dimnames(arr)), c("y", "x"))
+  expect_identical(names(dimnames(arr[1:2, ])), c("y", "x"))
+})
