@@ -69,9 +69,8 @@ zarr_array <- R6::R6Class("zarr_array",
     #' @field chunk_separator (read-only) The separator in chunk keys.
     chunk_separator = function(value) {
       sep <- private$.metadata$chunk_key_encoding$configuration$separator
-      if (is.null(sep)) {
-        if (identical(private$.metadata$chunk_key_encoding$name, "v2")) "." else "/"
-      } else sep
+      if (!is.null(sep)) return(sep)
+      if (identical(private$.metadata$chunk_key_encoding$name, "v2")) "." else "/"
     },
     #' @field codecs (read-only) The codec chain, a list of name and
     #'   configuration entries.

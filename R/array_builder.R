@@ -186,12 +186,15 @@ array_builder <- R6::R6Class("array_builder",
       if (is.null(private$.shape)) zarr_abort("argument", "set the shape before the chunk shape")
       check_shape(value, "chunk_shape", allow_zero = FALSE)
       if (length(value) != length(private$.shape)) {
-        zarr_abort("argument", sprintf("`chunk_shape` has %d dimensions but the shape has %d", length(value), length(private$.shape)))
+        zarr_abort("argument", sprintf("`chunk_shape` has %d dimensions but the shape has %d",
+                                       length(value), length(private$.shape)))
       }
       private$.chunk_shape <- as.numeric(value)
     },
     #' @field codec_info (read-only) The codecs available, with their modes.
-    codec_info = function(value) data.frame(mode = unname(codec_modes), name = names(codec_modes), stringsAsFactors = FALSE),
+    codec_info = function(value) {
+      data.frame(mode = unname(codec_modes), name = names(codec_modes), stringsAsFactors = FALSE)
+    },
     #' @field codecs (read-only) The codec chain, a list of name and
     #'   configuration entries.
     codecs = function(value) private$.codecs
@@ -238,9 +241,7 @@ builder_metadata <- function(self, private, format = "list") {
     shape = as.list(private$.shape),
     data_type = dt$data_type,
     chunk_grid = list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape))),
-    chunk_key_encoding = if (is.null(private$.chunk_key_encoding)) {
-      list(name = "default", configuration = list(separator = "/"))
-    } else private$.chunk_key_encoding,
+    chunk_key_encoding = private$.chunk_key_encoding %||% list(name = "default", configuration = list(separator = "/")),
     fill_value = dt$fill_value,
     codecs = private$.codecs,
     attributes = attrs
@@ -277,7 +278,8 @@ builder_print <- function(self, private) {
   }
   cat("shape      :", if (is.null(private$.shape)) "(not set)" else paste(private$.shape, collapse = " x "), "\n")
   if (!is.null(private$.chunk_shape)) cat("chunks     :", paste(private$.chunk_shape, collapse = " x "), "\n")
-  cat("codecs     :", if (length(private$.codecs)) paste(codec_names(private$.codecs), collapse = ", ") else "(none)", "\n")
+  codecs <- if (length(private$.codecs)) paste(codec_names(private$.codecs), collapse = ", ") else "(none)"
+  cat("codecs     :", codecs, "\n")
   cat("valid      :", self$is_valid(), "\n")
   invisible(self)
 }

@@ -81,7 +81,9 @@ normalize_fill_value <- function(value, data_type) {
   }
   # integers: exact decimal text for 64-bit values
   if (length(value) != 1L) bad()
-  txt <- if (inherits(value, "integer64")) as.character(value) else if (is.character(value)) value else {
+  txt <- if (inherits(value, "integer64") || is.character(value)) {
+    as.character(value)
+  } else {
     if (!is.numeric(value) || is.na(value) || value != trunc(value)) bad()
     format(value, scientific = FALSE, trim = TRUE)
   }
@@ -102,7 +104,7 @@ fill_value_json <- function(fill) {
 # The R value a fill value reads as (for printing).
 fill_value_r <- function(fill, data_type) {
   if (startsWith(data_type, "complex")) {
-    p <- vapply(fill, function(x) as.numeric(if (identical(x, "Infinity")) Inf else if (identical(x, "-Infinity")) -Inf else x), 0)
+    p <- vapply(fill, function(x) as.numeric(fill_value_r(x, "float64")), 0)
     return(complex(real = p[1L], imaginary = p[2L]))
   }
   if (is.character(fill)) {
@@ -144,7 +146,11 @@ zarr_data_type <- R6::R6Class("zarr_data_type",
     #' @param fill_value Optional fill value; the type's default otherwise.
     initialize = function(data_type, fill_value = NULL) {
       super$initialize(check_data_type(data_type))
-      private$.fill <- if (is.null(fill_value)) default_fill_value(data_type) else normalize_fill_value(fill_value, data_type)
+      private$.fill <- if (is.null(fill_value)) {
+        default_fill_value(data_type)
+      } else {
+        normalize_fill_value(fill_value, data_type)
+      }
     },
     #' @description Print a summary of the data type.
     #' @param ... Ignored.

@@ -63,3 +63,5 @@ with_context <- function(expr, what) {
     stop(e)
   })
 }
+
+`%||%` <- function(x, y) if (is.null(x)) y else x

@@ -26,6 +26,10 @@
 #' arr[1, ]
 NULL
 
+# The empty argument of `x[, 1]`.
+empty_arg <- formals(function(x) NULL)$x
+is_empty_arg <- function(a) identical(a, empty_arg)
+
 # The indices per dimension of a call to `[` or `[<-`, as positive 1-based
 # vectors (NULL for a missing index = whole dimension).
 index_args <- function(x, args, env) {
@@ -33,8 +37,8 @@ index_args <- function(x, args, env) {
   nd <- length(shape)
   what <- array_what(x)
   if (length(args) == 1L && nd != 1L) {
-    if (identical(args[[1L]], quote(expr = ))) {
-      args <- rep(list(quote(expr = )), nd)
+    if (is_empty_arg(args[[1L]])) {
+      args <- rep(list(empty_arg), nd)
     } else {
       zarr_abort("selection", sprintf("%s has %d dimensions: give %d indices", what, nd, nd))
     }
@@ -44,7 +48,7 @@ index_args <- function(x, args, env) {
   }
   dn <- dimnames(x)
   lapply(seq_len(nd), function(d) {
-    if (identical(args[[d]], quote(expr = ))) return(NULL)
+    if (is_empty_arg(args[[d]])) return(NULL)
     resolve_index(eval(args[[d]], env), shape[d], dn[[d]], d, what)
   })
 }

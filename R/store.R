@@ -332,7 +332,9 @@ check_node_name <- function(name) {
   check_string(name, "name")
   if (!nzchar(name)) return(invisible(name))
   if (grepl("/", name, fixed = TRUE) || name %in% c(".", "..") || startsWith(name, "__")) {
-    zarr_abort("argument", sprintf("invalid node name '%s': names cannot contain '/', be '.' or '..', or start with '__'", name))
+    zarr_abort("argument", sprintf(
+      "invalid node name '%s': names cannot contain '/', be '.' or '..', or start with '__'", name
+    ))
   }
   invisible(name)
 }
