@@ -14,6 +14,7 @@ R_LIB := $(CURDIR)/.rlib
 export R_LIBS := $(R_LIB)
 export R_LIBS_USER := $(R_LIB)
 export ZARR_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
+export ZARR_TEST_VENV ?= $(CURDIR)/.venv
 
 .PHONY: deps install demo test test-rust test-r lint check bench document clean
 
@@ -40,7 +41,7 @@ lint: deps
 
 test-rust: deps
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
-	cd $(CRATE) && cargo test --release --no-default-features 2>&1 | tail -n 40
+	cd $(CRATE) && cargo test --release --no-default-features --tests 2>&1 | tail -n 5
 
 test-r: install
 	Rscript tools/run-tests.R
@@ -52,7 +53,7 @@ document: deps
 
 check: deps
 	rm -rf zarr_*.tar.gz zarr.Rcheck
-	R CMD build --no-build-vignettes . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual zarr_*.tar.gz
+	R CMD build . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual zarr_*.tar.gz
 
 bench: install
 	Rscript bench/read_parallel.R

@@ -26,9 +26,9 @@
 #' arr[1, ]
 NULL
 
-# The empty argument of `x[, 1]`.
-empty_arg <- formals(function(x) NULL)$x
-is_empty_arg <- function(a) identical(a, empty_arg)
+# The empty argument of `x[, 1]` (never stored in a variable of its own:
+# that variable would count as a missing argument).
+is_empty_arg <- function(a) is.symbol(a) && identical(as.character(a), "")
 
 # The indices per dimension of a call to `[` or `[<-`, as positive 1-based
 # vectors (NULL for a missing index = whole dimension).
@@ -38,7 +38,7 @@ index_args <- function(x, args, env) {
   what <- array_what(x)
   if (length(args) == 1L && nd != 1L) {
     if (is_empty_arg(args[[1L]])) {
-      args <- rep(list(empty_arg), nd)
+      args <- rep(list(formals(function(x) NULL)$x), nd)
     } else {
       zarr_abort("selection", sprintf("%s has %d dimensions: give %d indices", what, nd, nd))
     }

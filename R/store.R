@@ -49,7 +49,9 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @param prototype Ignored; values are raw vectors.
     #' @param byte_range NULL for the whole value; a single non-negative
     #'   number for the bytes from that 0-based offset to the end; a single
-    #'   negative number `-n` for the last `n` bytes; or `c(offset, length)`.
+    #'   negative number `-n` for the last `n` bytes; or `c(start, end)` for
+    #'   the bytes from 0-based `start` up to `end` (exclusive), where an
+    #'   `end` past the value gives the rest of it.
     #' @return A raw vector, or NULL if the key does not exist.
     get = function(key, prototype = NULL, byte_range = NULL) store_get(private$handle, key, byte_range),
     #' @description Size in bytes of the value of a key.
@@ -279,9 +281,13 @@ store_get <- function(handle, key, byte_range) {
         offset <- byte_range
       }
     } else {
-      if (any(byte_range < 0)) zarr_abort("argument", "`byte_range` offsets and lengths cannot be negative")
+      if (any(byte_range < 0) || byte_range[2L] < byte_range[1L]) {
+        zarr_abort("argument", "`byte_range` c(start, end) needs 0 <= start <= end")
+      }
+      size <- zarr_call(rz_store_size(handle, key))
+      if (is.na(size)) return(NULL)
       offset <- byte_range[1L]
-      length <- byte_range[2L]
+      length <- max(0, min(byte_range[2L], size) - offset)
     }
   }
   zarr_call(rz_store_get(handle, key, as.double(offset), as.double(length), suffix))
@@ -301,7 +307,8 @@ parse_json <- function(txt) {
 }
 
 to_json <- function(x, pretty = TRUE) {
-  jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA, pretty = pretty)
+  jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA, pretty = pretty,
+                   json_verbatim = TRUE)
 }
 
 store_get_metadata <- function(self, prefix) {
@@ -310,8 +317,7 @@ store_get_metadata <- function(self, prefix) {
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
-  with_context(zarr_call(rz_metadata_normalize(txt, FALSE)), sprintf("'%s'", key))
-  parse_json(txt)
+  parse_json(with_context(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)), sprintf("'%s'", key)))
 }
 
 # Validate a metadata list (or array_builder) with the engine and return the
@@ -319,7 +325,7 @@ store_get_metadata <- function(self, prefix) {
 metadata_json <- function(metadata) {
   if (inherits(metadata, "array_builder")) metadata <- metadata$metadata()
   if (!is.list(metadata)) zarr_abort("argument", "`metadata` must be a list or an array_builder")
-  zarr_call(rz_metadata_normalize(to_json(metadata, pretty = FALSE), TRUE))
+  zarr_call(rz_metadata_normalize(to_json(metadata, pretty = FALSE), TRUE, FALSE))
 }
 
 store_set_metadata <- function(self, prefix, metadata) {

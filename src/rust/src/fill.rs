@@ -192,6 +192,24 @@ fn float_bits(bytes: &[u8], f: Float) -> u64 {
     }
 }
 
+/// An integer fill value, exactly. Besides JSON integers this accepts a
+/// string of decimal digits: R's JSON tools cannot hold every 64-bit value
+/// as a number, so the R side passes those as text.
+fn int_of(json: &Value) -> Option<i128> {
+    if let Some(i) = json.as_i64() {
+        return Some(i as i128);
+    }
+    if let Some(u) = json.as_u64() {
+        return Some(u as i128);
+    }
+    let s = json.as_str()?;
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i128>().ok()
+}
+
 impl FillValue {
     /// Parse any JSON form v3-core.rst allows for `dtype`.
     pub fn parse(json: &Value, dtype: DataType) -> Result<FillValue> {
@@ -199,8 +217,7 @@ impl FillValue {
         // uint64 values beyond 2^53 would silently change.
         macro_rules! signed {
             ($t:ty) => {{
-                let v = json
-                    .as_i64()
+                let v = int_of(json)
                     .and_then(|i| <$t>::try_from(i).ok())
                     .ok_or_else(|| {
                         bad(
@@ -214,8 +231,7 @@ impl FillValue {
         }
         macro_rules! unsigned {
             ($t:ty) => {{
-                let v = json
-                    .as_u64()
+                let v = int_of(json)
                     .and_then(|i| <$t>::try_from(i).ok())
                     .ok_or_else(|| {
                         bad(dtype, json, &format!("an integer in [0, {}]", <$t>::MAX))
@@ -388,6 +404,17 @@ pub fn f64_to_f16(x: f64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_strings_are_exact_integer_fills() {
+        let f = FillValue::parse(&json!("-9223372036854775808"), DataType::Int64).unwrap();
+        assert_eq!(f.bytes, i64::MIN.to_ne_bytes().to_vec());
+        let f = FillValue::parse(&json!("18446744073709551615"), DataType::UInt64).unwrap();
+        assert_eq!(f.to_json(DataType::UInt64), json!(18446744073709551615u64));
+        assert!(FillValue::parse(&json!("18446744073709551616"), DataType::UInt64).is_err());
+        assert!(FillValue::parse(&json!("1.5"), DataType::Int32).is_err());
+        assert!(FillValue::parse(&json!("NaN"), DataType::Int32).is_err());
+    }
     use crate::dtype::ALL_DATA_TYPES;
     use serde_json::json;
 
@@ -480,7 +507,6 @@ mod tests {
             (json!(65536), DataType::UInt16),
             (json!(2147483648i64), DataType::Int32),
             (json!(u64::MAX), DataType::Int64),
-            (json!("1"), DataType::Int32),
             (json!("NaN"), DataType::Int32),
             (json!(1.0), DataType::Int32),
             (json!(1.5), DataType::Int64),

@@ -4,7 +4,7 @@
 //! condition (`zarr_error_<kind>`). Nothing here holds logic of its own.
 
 use crate::convert::{RBuf, RBufMut};
-use crate::dtype::RType;
+use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};
 use crate::error::{Result, ZarrError};
 use crate::metadata::{v3, NodeMetadata};
@@ -209,16 +209,27 @@ fn rz_store_info(h: Robj) -> Robj {
 // ---------------------------------------------------------------- metadata
 
 /// Parse and re-serialise a zarr.json document: validates it (and its
-/// codec chain when `check_codecs`) and gives the canonical form.
+/// codec chain when `check_codecs`) and gives the canonical form. With
+/// `for_r`, 64-bit integer fill values are given as decimal strings, since
+/// R's JSON parser cannot hold all of them as numbers (the parser here
+/// takes them back in that form).
 /// @noRd
 #[extendr]
-fn rz_metadata_normalize(json: &str, check_codecs: bool) -> Robj {
+fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
     guard(|| {
         let node = v3::parse(json.as_bytes())?;
         if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
             crate::codec::CodecChain::from_json(&m.codecs, m.data_type, m.shape.len())?;
         }
-        Ok(serde_json::to_string_pretty(&v3::to_json(&node))
+        let mut doc = v3::to_json(&node);
+        if let (true, NodeMetadata::Array(m)) = (for_r, &node) {
+            if matches!(m.data_type, DataType::Int64 | DataType::UInt64) {
+                if let Some(f) = doc.get_mut("fill_value") {
+                    *f = serde_json::Value::String(f.to_string());
+                }
+            }
+        }
+        Ok(serde_json::to_string_pretty(&doc)
             .map_err(ZarrError::from)?
             .into())
     })
