@@ -72,9 +72,12 @@ zarr_array <- R6::R6Class("zarr_array",
       if (!is.null(sep)) return(sep)
       if (identical(private$.metadata$chunk_key_encoding$name, "v2")) "." else "/"
     },
-    #' @field codecs (read-only) The codec chain, a list of name and
-    #'   configuration entries.
-    codecs = function(value) private$.metadata$codecs
+    #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
+    #'   objects.
+    codecs = function(value) {
+      instantiate_codecs(private$.metadata$codecs, self$data_type,
+                         unlist(private$.metadata$chunk_grid$configuration$chunk_shape))
+    }
   ),
   private = list(
     .handle = NULL,

@@ -112,6 +112,10 @@ array_builder <- R6::R6Class("array_builder",
     #' @param .position Optional 1-based position in the chain.
     #' @return Self, invisibly.
     add_codec = function(codec, configuration, .position = NULL) {
+      if (inherits(codec, "zarr_codec")) {
+        if (missing(configuration)) configuration <- codec$configuration
+        codec <- codec$name
+      }
       check_string(codec, "codec")
       if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before adding codecs")
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
@@ -195,9 +199,12 @@ array_builder <- R6::R6Class("array_builder",
     codec_info = function(value) {
       data.frame(mode = unname(codec_modes), name = names(codec_modes), stringsAsFactors = FALSE)
     },
-    #' @field codecs (read-only) The codec chain, a list of name and
-    #'   configuration entries.
-    codecs = function(value) private$.codecs
+    #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
+    #'   objects.
+    codecs = function(value) {
+      if (is.null(private$.data_type)) return(list())
+      instantiate_codecs(private$.codecs, private$.data_type, private$.chunk_shape)
+    }
   ),
   private = list(
     .data_type = NULL,

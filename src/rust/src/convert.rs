@@ -669,6 +669,61 @@ pub unsafe fn write_from(
     }
 }
 
+/// R values, in their memory order, -> native-endian elements of `dtype`
+/// (NA becomes the fill value). `what` names the data in errors.
+pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) -> Result<Vec<u8>> {
+    check_writable(data, dtype, what)?;
+    let n = data.len();
+    let mut out = vec![0u8; n * dtype.size()];
+    let src = RBufPtr::from_ref(data, &[n]);
+    // SAFETY: one run of n elements, inside both buffers.
+    unsafe {
+        write_from(
+            dtype,
+            fill,
+            &src,
+            out.as_mut_ptr(),
+            &[1],
+            &[vec![(0, 0, n)]],
+        )
+    };
+    Ok(out)
+}
+
+/// Native-endian elements of `dtype` -> an R buffer of as many elements
+/// (the fill value becomes NA). Returns warnings about inexact values.
+pub fn decode_elements(
+    bytes: &[u8],
+    dtype: DataType,
+    fill: &[u8],
+    out: &mut RBufMut,
+    what: &str,
+) -> Result<Vec<String>> {
+    let n = out.len();
+    if bytes.len() != n * dtype.size() {
+        return Err(ZarrError::CorruptChunk(format!(
+            "{what}: {} bytes do not hold {n} elements of {}",
+            bytes.len(),
+            dtype.name()
+        )));
+    }
+    let lossy = Lossy::default();
+    let dst = RBufPtr::from_mut(out, &[n]);
+    // SAFETY: one run of n elements; the length was checked above.
+    unsafe {
+        read_into(
+            dtype,
+            fill,
+            bytes.as_ptr(),
+            &[1],
+            &dst,
+            &[vec![(0, 0, n)]],
+            &lossy,
+        )
+    };
+    Ok(lossy.warnings(what))
+}
+
 fn int_range(dtype: DataType) -> Option<(f64, f64)> {
     Some(match dtype {
         DataType::Int8 => (i8::MIN as f64, i8::MAX as f64),
@@ -779,6 +834,38 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elements_round_trip_with_na_as_fill() {
+        let fill = (-1i16).to_ne_bytes();
+        let bytes = encode_elements(
+            &RBuf::Integer(&[5, NA_INTEGER, -3]),
+            DataType::Int16,
+            &fill,
+            "x",
+        )
+        .unwrap();
+        assert_eq!(bytes.len(), 6);
+        let mut out = vec![0i32; 3];
+        decode_elements(
+            &bytes,
+            DataType::Int16,
+            &fill,
+            &mut RBufMut::Integer(&mut out),
+            "x",
+        )
+        .unwrap();
+        assert_eq!(out, vec![5, NA_INTEGER, -3]);
+        let e = decode_elements(
+            &bytes[..5],
+            DataType::Int16,
+            &fill,
+            &mut RBufMut::Integer(&mut out),
+            "x",
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk");
+    }
 
     #[test]
     fn na_real_is_recognised_but_other_nans_are_not() {

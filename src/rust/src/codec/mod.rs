@@ -113,6 +113,14 @@ fn bytes_to_bytes(
     }))
 }
 
+/// One bytes -> bytes codec from its zarr.json entry (for the R codec
+/// classes, which encode and decode a single step).
+pub fn bytes_codec_from_json(v: &Value, dtype: DataType) -> Result<Box<dyn BytesToBytes>> {
+    let (name, config) = codec_name_and_config(v)?;
+    bytes_to_bytes(&name, &config, dtype)?
+        .ok_or_else(|| ZarrError::Unsupported(format!("'{name}' is not a bytes -> bytes codec")))
+}
+
 impl CodecChain {
     pub fn from_json(codecs: &[Value], dtype: DataType, ndim: usize) -> Result<CodecChain> {
         let mut transposes = Vec::new();

@@ -3,10 +3,12 @@
 //! and turns `ZarrError` into a value the R side raises as a classed
 //! condition (`zarr_error_<kind>`). Nothing here holds logic of its own.
 
-use crate::convert::{RBuf, RBufMut};
+use crate::codec::{bytes_codec_from_json, CodecContext, Endian, Warnings};
+use crate::convert::{decode_elements, encode_elements, RBuf, RBufMut};
 use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};
 use crate::error::{Result, ZarrError};
+use crate::fill::FillValue;
 use crate::metadata::{v3, NodeMetadata};
 use crate::selection::{DimSelection, Selection};
 use crate::store::{ByteRange, FsStore, MemoryStore, Store};
@@ -276,6 +278,62 @@ fn rz_array_metadata(h: Robj) -> Robj {
     })
 }
 
+fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
+    let sexptype = match rtype {
+        RType::Logical => SEXPTYPE::LGLSXP,
+        RType::Integer => SEXPTYPE::INTSXP,
+        RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
+        RType::Complex => SEXPTYPE::CPLXSXP,
+    };
+    let mut v = Robj::alloc_vector(sexptype, n);
+    if rtype == RType::Integer64 {
+        v.set_class(["integer64"])
+            .expect("setting a class on a new vector");
+    }
+    v
+}
+
+/// Run `f` on the memory of `v`, a vector made by `alloc_r_vector(rtype, ..)`.
+fn with_r_buffer<T>(
+    v: &mut Robj,
+    rtype: RType,
+    f: impl FnOnce(&mut RBufMut) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: `v` was allocated with the vector type matching `rtype`.
+    let mut buf = unsafe {
+        match rtype {
+            RType::Logical => RBufMut::Logical(v.as_typed_slice_raw_mut::<i32>()),
+            RType::Integer => RBufMut::Integer(v.as_typed_slice_raw_mut::<i32>()),
+            RType::Double => RBufMut::Double(v.as_typed_slice_raw_mut::<f64>()),
+            RType::Integer64 => RBufMut::Integer64(v.as_typed_slice_raw_mut::<i64>()),
+            RType::Complex => RBufMut::Complex(v.as_typed_slice_raw_mut::<[f64; 2]>()),
+        }
+    };
+    f(&mut buf)
+}
+
+/// The slice of an R vector of data to write.
+fn r_data<'a>(data: &'a Robj, what: &str) -> Result<RBuf<'a>> {
+    // SAFETY: each arm matches the vector's own type; the slice lives as
+    // long as `data`, which the caller keeps alive for the call.
+    unsafe {
+        Ok(match data.rtype() {
+            Rtype::Logicals => RBuf::Logical(data.as_typed_slice_raw::<i32>()),
+            Rtype::Integers => RBuf::Integer(data.as_typed_slice_raw::<i32>()),
+            Rtype::Doubles if data.inherits("integer64") => {
+                RBuf::Integer64(data.as_typed_slice_raw::<i64>())
+            }
+            Rtype::Doubles => RBuf::Double(data.as_typed_slice_raw::<f64>()),
+            Rtype::Complexes => RBuf::Complex(data.as_typed_slice_raw::<[f64; 2]>()),
+            other => {
+                return Err(ZarrError::Type(format!(
+                    "{what}: data of R type {other:?} cannot be written"
+                )))
+            }
+        })
+    }
+}
+
 /// One entry per dimension: a numeric vector of 0-based indices, or one
 /// with attribute `zarr_range` holding c(start, count).
 fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
@@ -337,28 +395,11 @@ fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) ->
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
         sel.check(&a.meta.shape, &a.what())?;
-        let n = sel.num_elements();
         let rtype = a.meta.data_type.r_type(bit64);
-        let sexptype = match rtype {
-            RType::Logical => SEXPTYPE::LGLSXP,
-            RType::Integer => SEXPTYPE::INTSXP,
-            RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
-            RType::Complex => SEXPTYPE::CPLXSXP,
-        };
-        let mut out = Robj::alloc_vector(sexptype, n);
-        let warnings = {
-            // SAFETY: `out` was just allocated with this type and length.
-            let mut buf = unsafe {
-                match rtype {
-                    RType::Logical => RBufMut::Logical(out.as_typed_slice_raw_mut::<i32>()),
-                    RType::Integer => RBufMut::Integer(out.as_typed_slice_raw_mut::<i32>()),
-                    RType::Double => RBufMut::Double(out.as_typed_slice_raw_mut::<f64>()),
-                    RType::Integer64 => RBufMut::Integer64(out.as_typed_slice_raw_mut::<i64>()),
-                    RType::Complex => RBufMut::Complex(out.as_typed_slice_raw_mut::<[f64; 2]>()),
-                }
-            };
-            a.read(&sel, &mut buf, io_options(threads, strict))?
-        };
+        let mut out = alloc_r_vector(rtype, sel.num_elements());
+        let warnings = with_r_buffer(&mut out, rtype, |buf| {
+            a.read(&sel, buf, io_options(threads, strict))
+        })?;
         let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
         if shape.len() >= 2 {
             out.set_attrib("dim", shape)
@@ -379,27 +420,101 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
     guard(|| {
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
-        // SAFETY: each arm matches the vector's own type.
-        let buf = unsafe {
-            match data.rtype() {
-                Rtype::Logicals => RBuf::Logical(data.as_typed_slice_raw::<i32>()),
-                Rtype::Integers => RBuf::Integer(data.as_typed_slice_raw::<i32>()),
-                Rtype::Doubles if data.inherits("integer64") => {
-                    RBuf::Integer64(data.as_typed_slice_raw::<i64>())
-                }
-                Rtype::Doubles => RBuf::Double(data.as_typed_slice_raw::<f64>()),
-                Rtype::Complexes => RBuf::Complex(data.as_typed_slice_raw::<[f64; 2]>()),
-                _ => {
-                    return Err(ZarrError::Type(format!(
-                        "{}: data of R type {:?} cannot be written",
-                        a.what(),
-                        data.rtype()
-                    )))
-                }
-            }
-        };
+        let buf = r_data(&data, &a.what())?;
         let w = a.write(&sel, &buf, io_options(threads, strict))?;
         Ok(with_warnings(().into(), w))
+    })
+}
+
+// ---------------------------------------------------------------- codecs
+
+fn dtype_and_fill(dtype: &str, fill_json: &str) -> Result<(DataType, FillValue)> {
+    let dtype = DataType::parse(dtype)?;
+    let fill = serde_json::from_str(fill_json).map_err(ZarrError::from)?;
+    Ok((dtype, FillValue::parse(&fill, dtype)?))
+}
+
+/// The `bytes` codec on R data in memory order: NA -> fill, then the byte
+/// order of `endian` ("little", "big" or "" for one-byte types).
+/// @noRd
+#[extendr]
+fn rz_bytes_encode(data: Robj, dtype: &str, fill_json: &str, endian: &str) -> Robj {
+    guard(|| {
+        let (dtype, fill) = dtype_and_fill(dtype, fill_json)?;
+        let mut bytes = encode_elements(
+            &r_data(&data, "codec 'bytes'")?,
+            dtype,
+            &fill.bytes,
+            "codec 'bytes'",
+        )?;
+        if endian_swaps(endian)? {
+            crate::codec::bytes::swap_bytes(&mut bytes, dtype.swap_unit());
+        }
+        Ok(Raw::from_bytes(&bytes).into())
+    })
+}
+
+/// The inverse of `rz_bytes_encode`: a vector of the data type's R type.
+/// @noRd
+#[extendr]
+fn rz_bytes_decode(data: Raw, dtype: &str, fill_json: &str, endian: &str, bit64: bool) -> Robj {
+    guard(|| {
+        let (dtype, fill) = dtype_and_fill(dtype, fill_json)?;
+        let mut bytes = data.as_slice().to_vec();
+        if endian_swaps(endian)? {
+            crate::codec::bytes::swap_bytes(&mut bytes, dtype.swap_unit());
+        }
+        let rtype = dtype.r_type(bit64);
+        let mut out = alloc_r_vector(rtype, bytes.len() / dtype.size());
+        let w = with_r_buffer(&mut out, rtype, |buf| {
+            decode_elements(&bytes, dtype, &fill.bytes, buf, "codec 'bytes'")
+        })?;
+        Ok(with_warnings(out, w))
+    })
+}
+
+fn endian_swaps(endian: &str) -> Result<bool> {
+    Ok(match endian {
+        "" => false,
+        "little" => Endian::native() != Endian::Little,
+        "big" => Endian::native() != Endian::Big,
+        other => {
+            return Err(ZarrError::Codec(format!(
+                "endian must be \"little\" or \"big\", not '{other}'"
+            )))
+        }
+    })
+}
+
+/// Encode a raw vector with one bytes -> bytes codec, given as its JSON entry.
+/// @noRd
+#[extendr]
+fn rz_codec_encode(codec_json: &str, dtype: &str, data: Raw) -> Robj {
+    guard(|| {
+        let codec =
+            bytes_codec_from_json(&serde_json::from_str(codec_json)?, DataType::parse(dtype)?)?;
+        Ok(Raw::from_bytes(&codec.encode(data.as_slice().to_vec())?).into())
+    })
+}
+
+/// Decode a raw vector with one bytes -> bytes codec.
+/// @noRd
+#[extendr]
+fn rz_codec_decode(codec_json: &str, dtype: &str, data: Raw, strict: bool) -> Robj {
+    guard(|| {
+        let codec =
+            bytes_codec_from_json(&serde_json::from_str(codec_json)?, DataType::parse(dtype)?)?;
+        let warnings = Warnings::default();
+        let what = format!("codec '{}'", codec.name());
+        let ctx = CodecContext {
+            strict_checksums: strict,
+            warnings: &warnings,
+            what: &what,
+        };
+        let out = codec
+            .decode(data.as_slice().to_vec(), None, &ctx)
+            .map_err(|e| e.into_corrupt())?;
+        Ok(with_warnings(Raw::from_bytes(&out).into(), warnings.take()))
     })
 }
 
@@ -423,4 +538,8 @@ extendr_module! {
     fn rz_array_metadata;
     fn rz_array_read;
     fn rz_array_write;
+    fn rz_bytes_encode;
+    fn rz_bytes_decode;
+    fn rz_codec_encode;
+    fn rz_codec_decode;
 }

@@ -1,0 +1,463 @@
+# Codec classes. Each is a small R6 shell over the Rust codec of the same
+# name (src/rust/src/codec/): encode() and decode() make one call into the
+# engine, with no per-element R loop. Arrays do not use these objects for
+# their chunk I/O, which runs the whole chain in Rust; they are for
+# inspecting, building and testing codec chains.
+
+#' Zarr codecs
+#'
+#' The base class of codecs, which turn array data into stored bytes
+#' (encode) and back (decode). Codecs have a mode: "array -> array"
+#' (`transpose`), "array -> bytes" (`bytes`) or "bytes -> bytes" (`gzip`,
+#' `zstd`, `blosc`, `crc32c`); a chain applies them in order on encode and
+#' in reverse on decode.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' c <- zarr_codec_gzip$new(list(level = 6))
+#' c$mode
+#' x <- charToRaw(strrep("zarr ", 100))
+#' length(c$encode(x))
+#' identical(c$decode(c$encode(x)), x)
+zarr_codec <- R6::R6Class("zarr_codec",
+  inherit = zarr_extension,
+  public = list(
+    #' @description Create a new codec object.
+    #' @param name The name of the codec.
+    #' @param configuration A list with the configuration parameters.
+    initialize = function(name, configuration) {
+      super$initialize(name)
+      private$.config <- if (is.null(configuration)) list() else as.list(configuration)
+    },
+    #' @description Copy the codec. The base class cannot be copied.
+    #' @return An error for the base class; a new codec for descendants.
+    copy = function() zarr_abort("unsupported", "the base zarr_codec class cannot be copied"),
+    #' @description Print the codec.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat("<Zarr codec> ", private$.name, " (", self$mode, ")\n", sep = "")
+      for (n in names(self$configuration)) {
+        cat("  ", n, ": ", paste(format(unlist(self$configuration[[n]])), collapse = ", "), "\n", sep = "")
+      }
+      invisible(self)
+    },
+    #' @description The metadata fragment of the codec, as in zarr.json.
+    #' @return A list with `name` and, if any, `configuration`.
+    metadata_fragment = function() codec_entry(private$.name, self$configuration),
+    #' @description Encode data; the base class returns it unchanged.
+    #' @param data The data.
+    #' @return The encoded data.
+    encode = function(data) data,
+    #' @description Decode data; the base class returns it unchanged.
+    #' @param data The data.
+    #' @return The decoded data.
+    decode = function(data) data
+  ),
+  active = list(
+    #' @field mode (read-only) "array -> array", "array -> bytes" or
+    #'   "bytes -> bytes".
+    mode = function(value) {
+      m <- codec_modes[private$.name]
+      if (is.na(m)) "bytes -> bytes" else unname(m)
+    },
+    #' @field from (read-only) What the codec encodes: "array" or "bytes".
+    from = function(value) sub(" -> .*", "", self$mode),
+    #' @field to (read-only) What the codec encodes into: "array" or "bytes".
+    to = function(value) sub(".* -> ", "", self$mode),
+    #' @field configuration (read-only) The configuration, as in zarr.json.
+    configuration = function(value) private$.config
+  ),
+  private = list(.config = list())
+)
+
+# A bytes -> bytes codec: encode/decode through the engine.
+b2b_encode <- function(codec, dtype, data) {
+  if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' encodes raw vectors", codec$name))
+  zarr_call(rz_codec_encode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data))
+}
+
+b2b_decode <- function(codec, dtype, data) {
+  if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' decodes raw vectors", codec$name))
+  zarr_call(rz_codec_decode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data,
+                            zarr_strict_checksums()))
+}
+
+check_level <- function(value, lo, hi, codec) {
+  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != trunc(value) || value < lo || value > hi) {
+    zarr_abort("argument", sprintf("codec '%s': level must be a whole number from %d to %d", codec, lo, hi))
+  }
+  as.integer(value)
+}
+
+#' Zarr gzip codec
+#'
+#' Compresses bytes with gzip (RFC 1952).
+#'
+#' @docType class
+#' @export
+#' @examples
+#' g <- zarr_codec_gzip$new(list(level = 9))
+#' g$level
+#' identical(g$decode(g$encode(as.raw(1:100))), as.raw(1:100))
+zarr_codec_gzip <- R6::R6Class("zarr_codec_gzip",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a gzip codec.
+    #' @param configuration Optional list with `level` (0 to 9, default 6).
+    initialize = function(configuration = NULL) {
+      super$initialize("gzip", list(level = check_level(configuration$level %||% 6L, 0, 9, "gzip")))
+    },
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_gzip`.
+    copy = function() zarr_codec_gzip$new(self$configuration),
+    #' @description Compress a raw vector.
+    #' @param data A raw vector.
+    #' @return The compressed raw vector.
+    encode = function(data) b2b_encode(self, "uint8", data),
+    #' @description Decompress a raw vector.
+    #' @param data A raw vector.
+    #' @return The decompressed raw vector.
+    decode = function(data) b2b_decode(self, "uint8", data)
+  ),
+  active = list(
+    #' @field level The compression level, 0 (none) to 9 (most).
+    level = function(value) {
+      if (missing(value)) return(private$.config$level)
+      private$.config$level <- check_level(value, 0, 9, "gzip")
+    }
+  )
+)
+
+#' Zarr zstd codec
+#'
+#' Compresses bytes with Zstandard.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' z <- zarr_codec_zstd$new(list(level = 3))
+#' identical(z$decode(z$encode(as.raw(1:100))), as.raw(1:100))
+zarr_codec_zstd <- R6::R6Class("zarr_codec_zstd",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a zstd codec.
+    #' @param configuration Optional list with `level` (1 to 22, default 1)
+    #'   and `checksum` (default FALSE).
+    initialize = function(configuration = NULL) {
+      checksum <- configuration$checksum %||% FALSE
+      check_flag(checksum, "checksum")
+      super$initialize("zstd", list(level = check_level(configuration$level %||% 1L, -131072, 22, "zstd"),
+                                    checksum = checksum))
+    },
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_zstd`.
+    copy = function() zarr_codec_zstd$new(self$configuration),
+    #' @description Compress a raw vector.
+    #' @param data A raw vector.
+    #' @return The compressed raw vector.
+    encode = function(data) b2b_encode(self, "uint8", data),
+    #' @description Decompress a raw vector.
+    #' @param data A raw vector.
+    #' @return The decompressed raw vector.
+    decode = function(data) b2b_decode(self, "uint8", data)
+  ),
+  active = list(
+    #' @field level The compression level: 1 (fast) to 22 (most); negative
+    #'   levels are faster still.
+    level = function(value) {
+      if (missing(value)) return(private$.config$level)
+      private$.config$level <- check_level(value, -131072, 22, "zstd")
+    }
+  )
+)
+
+#' Zarr CRC32C codec
+#'
+#' Appends a CRC-32C checksum on encode, and checks and removes it on
+#' decode. A mismatch is a warning (class `zarr_warning`), or an error of
+#' class `zarr_error_checksum` with `options(zarr.strict_checksums = TRUE)`.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' c <- zarr_codec_crc32c$new()
+#' x <- c$encode(charToRaw("123456789"))
+#' x[10:13]
+#' rawToChar(c$decode(x))
+zarr_codec_crc32c <- R6::R6Class("zarr_codec_crc32c",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a crc32c codec.
+    #' @param configuration Ignored: the codec has no parameters.
+    initialize = function(configuration = NULL) super$initialize("crc32c", list()),
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_crc32c`.
+    copy = function() zarr_codec_crc32c$new(),
+    #' @description Append the checksum.
+    #' @param data A raw vector.
+    #' @return The raw vector with 4 bytes of checksum appended.
+    encode = function(data) b2b_encode(self, "uint8", data),
+    #' @description Check and remove the checksum.
+    #' @param data A raw vector.
+    #' @return The raw vector without its last 4 bytes.
+    decode = function(data) b2b_decode(self, "uint8", data)
+  )
+)
+
+blosc_setter <- function(field, check) {
+  function(value) {
+    if (missing(value)) return(private$.config[[field]])
+    private$.config[[field]] <- check(value)
+  }
+}
+
+check_choice <- function(value, choices, what) {
+  if (!is.character(value) || length(value) != 1L || !value %in% choices) {
+    zarr_abort("argument", sprintf("codec 'blosc': %s must be one of %s", what, paste(choices, collapse = ", ")))
+  }
+  value
+}
+
+check_count <- function(value, what, lo = 0) {
+  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != trunc(value) || value < lo) {
+    zarr_abort("argument", sprintf("codec 'blosc': %s must be a whole number >= %d", what, lo))
+  }
+  as.integer(value)
+}
+
+#' Zarr blosc codec
+#'
+#' Compresses bytes with c-blosc (version 1), optionally after shuffling
+#' bytes or bits of elements of `typesize` bytes.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' b <- zarr_codec_blosc$new(zarr_data_type$new("float64"))
+#' b$configuration
+#' x <- writeBin(sin(1:1000), raw())
+#' identical(b$decode(b$encode(x)), x)
+zarr_codec_blosc <- R6::R6Class("zarr_codec_blosc",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a blosc codec. `typesize` comes from the data
+    #'   type, and `shuffle` is "shuffle" for types of several bytes and
+    #'   "bitshuffle" for single bytes.
+    #' @param data_type The [zarr_data_type] (or its name) of the array.
+    #' @param configuration Optional list with `cname`, `clevel`, `shuffle`,
+    #'   `typesize`, `blocksize`; by default zstd at level 1.
+    initialize = function(data_type, configuration = NULL) {
+      dt <- if (inherits(data_type, "zarr_data_type")) data_type$data_type else check_data_type(data_type)
+      cfg <- default_codec_configuration("blosc", configuration, dt, 1L)
+      cfg$cname <- check_choice(cfg$cname, c("blosclz", "lz4", "lz4hc", "zstd", "zlib"), "cname")
+      cfg$clevel <- check_level(cfg$clevel, 0, 9, "blosc")
+      cfg$shuffle <- check_choice(cfg$shuffle, c("noshuffle", "shuffle", "bitshuffle"), "shuffle")
+      cfg$typesize <- check_count(cfg$typesize, "typesize", 1)
+      cfg$blocksize <- check_count(cfg$blocksize, "blocksize")
+      super$initialize("blosc", cfg)
+      private$.dt <- dt
+    },
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_blosc`.
+    copy = function() zarr_codec_blosc$new(private$.dt, self$configuration),
+    #' @description Compress a raw vector.
+    #' @param data A raw vector.
+    #' @return The compressed raw vector.
+    encode = function(data) b2b_encode(self, private$.dt, data),
+    #' @description Decompress a raw vector.
+    #' @param data A raw vector.
+    #' @return The decompressed raw vector.
+    decode = function(data) b2b_decode(self, private$.dt, data)
+  ),
+  active = list(
+    #' @field cname The compressor: "blosclz", "lz4", "lz4hc", "zstd" or "zlib".
+    cname = blosc_setter("cname", function(v) check_choice(v, c("blosclz", "lz4", "lz4hc", "zstd", "zlib"), "cname")),
+    #' @field clevel The compression level, 0 to 9.
+    clevel = blosc_setter("clevel", function(v) check_level(v, 0, 9, "blosc")),
+    #' @field shuffle "shuffle", "noshuffle" or "bitshuffle".
+    shuffle = blosc_setter("shuffle", function(v) check_choice(v, c("noshuffle", "shuffle", "bitshuffle"), "shuffle")),
+    #' @field typesize The element size in bytes that shuffling uses.
+    typesize = blosc_setter("typesize", function(v) check_count(v, "typesize", 1)),
+    #' @field blocksize The block size in bytes; 0 lets blosc choose.
+    blocksize = blosc_setter("blocksize", function(v) check_count(v, "blocksize"))
+  ),
+  private = list(.dt = "uint8")
+)
+
+#' Zarr transpose codec
+#'
+#' Records the order in which a chunk's dimensions are stored. Encoded
+#' dimension `i` is array dimension `order[i]` (0-based). The default order
+#' reverses the dimensions, which stores R's column-major data as it is; with
+#' no transpose codec chunks are stored row-major (C order), as most other
+#' Zarr tools write them. Either way the engine reads straight into R's
+#' layout; `encode()` and `decode()` here permute an R array with [aperm()].
+#'
+#' @docType class
+#' @export
+#' @examples
+#' t <- zarr_codec_transpose$new(3)
+#' t$order
+#' x <- array(1:24, 2:4)
+#' dim(t$encode(x))
+#' identical(t$decode(t$encode(x)), x)
+zarr_codec_transpose <- R6::R6Class("zarr_codec_transpose",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a transpose codec.
+    #' @param shape_length The number of dimensions of the array.
+    #' @param configuration Optional list with `order`, a 0-based
+    #'   permutation; R order (reversed dimensions) by default.
+    initialize = function(shape_length, configuration = list()) {
+      order <- configuration$order %||% rev(seq_len(shape_length) - 1L)
+      super$initialize("transpose", list(order = check_order(unlist(order), shape_length)))
+      private$.n <- as.integer(shape_length)
+    },
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_transpose`.
+    copy = function() zarr_codec_transpose$new(private$.n, self$configuration),
+    #' @description Permute an R array into stored order.
+    #' @param data An array with as many dimensions as the codec's order.
+    #' @return The permuted array.
+    encode = function(data) aperm(check_rank(data, private$.n), unlist(private$.config$order) + 1L),
+    #' @description Permute stored data back into array order.
+    #' @param data An array in stored order.
+    #' @return The array in R (= Zarr) dimension order.
+    decode = function(data) aperm(check_rank(data, private$.n), order(unlist(private$.config$order)))
+  ),
+  active = list(
+    #' @field order The 0-based order of dimensions when stored.
+    order = function(value) {
+      if (missing(value)) return(unlist(private$.config$order))
+      private$.config$order <- check_order(value, private$.n)
+    }
+  ),
+  private = list(.n = 0L)
+)
+
+check_order <- function(order, n) {
+  order <- as.integer(order)
+  if (length(order) != n || anyNA(order) || !setequal(order, seq_len(n) - 1L)) {
+    zarr_abort("argument", sprintf("codec 'transpose': order must be a permutation of 0..%d", n - 1L))
+  }
+  as.list(order)
+}
+
+check_rank <- function(data, n) {
+  d <- dim(data)
+  if (length(d) != n) {
+    zarr_abort("type", sprintf("codec 'transpose': data must be an array of %d dimensions", n))
+  }
+  data
+}
+
+#' Zarr bytes codec
+#'
+#' Turns array data into bytes in C (row-major) order of its dimensions,
+#' with the given byte order, and back. `NA` is written as the fill value
+#' (FALSE for bool), and on decode elements equal to the fill value become
+#' `NA` (not for bool).
+#'
+#' @docType class
+#' @export
+#' @examples
+#' b <- zarr_codec_bytes$new(zarr_data_type$new("int16", -1), c(2, 3))
+#' r <- b$encode(matrix(c(1L, NA, 3L, 4L, 5L, 6L), 2, 3))
+#' r
+#' b$decode(r)
+zarr_codec_bytes <- R6::R6Class("zarr_codec_bytes",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a bytes codec.
+    #' @param data_type The [zarr_data_type] of the array.
+    #' @param chunk_shape The shape of the data the codec encodes.
+    #' @param configuration Optional list with `endian` ("little" or
+    #'   "big"); the platform's order by default.
+    initialize = function(data_type, chunk_shape, configuration = NULL) {
+      if (!inherits(data_type, "zarr_data_type")) data_type <- zarr_data_type$new(data_type)
+      endian <- configuration$endian %||% .Platform$endian
+      cfg <- if (data_type$size > 1L) list(endian = check_endian(endian)) else list()
+      super$initialize("bytes", cfg)
+      private$.dt <- data_type
+      private$.shape <- as.numeric(chunk_shape)
+    },
+    #' @description Copy the codec.
+    #' @return A new `zarr_codec_bytes`.
+    copy = function() zarr_codec_bytes$new(private$.dt, private$.shape, self$configuration),
+    #' @description The metadata fragment of the codec.
+    #' @return A list.
+    metadata_fragment = function() codec_entry("bytes", self$configuration),
+    #' @description Encode R data of the chunk shape as bytes.
+    #' @param data A vector, matrix or array.
+    #' @return A raw vector.
+    encode = function(data) bytes_encode(private$.dt, private$.shape, self$endian, data),
+    #' @description Decode bytes into R data of the chunk shape.
+    #' @param data A raw vector.
+    #' @return A vector (one dimension) or array.
+    decode = function(data) bytes_decode(private$.dt, private$.shape, self$endian, data)
+  ),
+  active = list(
+    #' @field endian "little" or "big".
+    endian = function(value) {
+      if (missing(value)) return(private$.config$endian %||% .Platform$endian)
+      if (private$.dt$size > 1L) private$.config$endian <- check_endian(value)
+    }
+  ),
+  private = list(.dt = NULL, .shape = NULL)
+)
+
+check_endian <- function(endian) {
+  if (!identical(endian, "little") && !identical(endian, "big")) {
+    zarr_abort("argument", "codec 'bytes': endian must be \"little\" or \"big\"")
+  }
+  endian
+}
+
+fill_json_text <- function(dt) as.character(to_json(dt$metadata_fragment()$fill_value, pretty = FALSE))
+
+bytes_encode <- function(dt, shape, endian, data) {
+  if (length(data) != prod(shape)) {
+    zarr_abort("type", sprintf("codec 'bytes': %d values for a chunk of %s elements", length(data), format(prod(shape))))
+  }
+  if (length(shape) > 1L) data <- aperm(array(data, shape), rev(seq_along(shape)))
+  zarr_call(rz_bytes_encode(data, dt$data_type, fill_json_text(dt), if (dt$size > 1L) endian else ""))
+}
+
+bytes_decode <- function(dt, shape, endian, data) {
+  if (!is.raw(data)) zarr_abort("type", "codec 'bytes' decodes raw vectors")
+  v <- zarr_call(rz_bytes_decode(data, dt$data_type, fill_json_text(dt), if (dt$size > 1L) endian else "",
+                                 use_bit64()))
+  if (length(v) != prod(shape)) {
+    zarr_abort("corrupt_chunk", sprintf("codec 'bytes': %d elements for a chunk of %s", length(v), format(prod(shape))))
+  }
+  if (length(shape) > 1L) {
+    cls <- oldClass(v)
+    v <- aperm(array(v, rev(shape)), rev(seq_along(shape)))
+    oldClass(v) <- cls
+  }
+  v
+}
+
+# Codec objects for a codec chain (lists of name/configuration), each with
+# the shape of the data it receives.
+instantiate_codecs <- function(entries, data_type, chunk_shape) {
+  dt <- if (inherits(data_type, "zarr_data_type")) data_type else zarr_data_type$new(data_type)
+  shape <- as.numeric(chunk_shape)
+  lapply(entries, function(e) {
+    cfg <- e$configuration
+    switch(e$name,
+      transpose = {
+        codec <- zarr_codec_transpose$new(length(shape), cfg)
+        shape <<- shape[unlist(codec$order) + 1L]
+        codec
+      },
+      bytes = zarr_codec_bytes$new(dt, shape, cfg),
+      gzip = zarr_codec_gzip$new(cfg),
+      zstd = zarr_codec_zstd$new(cfg),
+      blosc = zarr_codec_blosc$new(dt, cfg),
+      crc32c = zarr_codec_crc32c$new(cfg),
+      zarr_codec$new(e$name, cfg)
+    )
+  })
+}
