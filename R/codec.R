@@ -418,7 +418,8 @@ fill_json_text <- function(dt) as.character(to_json(dt$metadata_fragment()$fill_
 
 bytes_encode <- function(dt, shape, endian, data) {
   if (length(data) != prod(shape)) {
-    zarr_abort("type", sprintf("codec 'bytes': %d values for a chunk of %s elements", length(data), format(prod(shape))))
+    zarr_abort("type", sprintf("codec 'bytes': %d values for a chunk of %s elements",
+                               length(data), format(prod(shape))))
   }
   if (length(shape) > 1L) data <- aperm(array(data, shape), rev(seq_along(shape)))
   zarr_call(rz_bytes_encode(data, dt$data_type, fill_json_text(dt), if (dt$size > 1L) endian else ""))
