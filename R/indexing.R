@@ -207,3 +207,76 @@ dimnames.zarr_array <- function(x) {
 #' z$add_group("/", "a")
 #' z[["/"]][["a"]]
 `[[.zarr_group` <- function(x, i) x$get_node(i)
+
+#' @export
+length.zarr_array <- function(x) {
+  n <- prod(x$shape)
+  if (n <= .Machine$integer.max) as.integer(n) else n
+}
+
+#' Set the dimension names of a Zarr array
+#'
+#' Only the names of `dimnames()` are stored (as the v3 `dimension_names`);
+#' Zarr has no place for labels along a dimension.
+#'
+#' @param x A [zarr_array].
+#' @param value NULL, or a list with one (possibly NULL) element per
+#'   dimension whose names are the dimension names.
+#' @return The array.
+#' @export
+#' @examples
+#' arr <- as_zarr(matrix(1:6, 2, 3))[["/"]]
+#' dimnames(arr) <- list(row = NULL, col = NULL)
+#' names(dimnames(arr))
+`dimnames<-.zarr_array` <- function(x, value) {
+  meta <- x$metadata
+  if (is.null(value)) {
+    meta$dimension_names <- NULL
+  } else {
+    if (!is.list(value) || length(value) != length(x$shape) || is.null(names(value))) {
+      zarr_abort("argument", sprintf("%s: dimnames must be a named list with one entry per dimension", array_what(x)))
+    }
+    if (any(!vapply(value, is.null, logical(1)))) {
+      zarr_abort("unsupported", sprintf("%s: only the names of dimnames can be stored, not labels", array_what(x)))
+    }
+    meta$dimension_names <- as.list(names(value))
+  }
+  x$metadata <- meta
+  x$save()
+  x
+}
+
+#' Read a whole Zarr array
+#'
+#' @param x A [zarr_array].
+#' @param ... Ignored.
+#' @return `as.array()`: an array with the array's shape (and dimension
+#'   names); `as.vector()`: the values as a vector, in R's column-major order.
+#' @name zarr-conversions
+#' @examples
+#' arr <- as_zarr(matrix(1:6, 2, 3))[["/"]]
+#' as.array(arr)
+#' as.vector(arr)
+NULL
+
+#' @rdname zarr-conversions
+#' @export
+as.array.zarr_array <- function(x, ...) {
+  out <- x$read()
+  d <- x$shape
+  if (length(d)) {
+    dim(out) <- d
+    dn <- dimnames(x)
+    if (!is.null(dn)) dimnames(out) <- dn
+  }
+  out
+}
+
+#' @rdname zarr-conversions
+#' @param mode The mode of the result, as for [base::as.vector()].
+#' @export
+as.vector.zarr_array <- function(x, mode = "any") {
+  out <- x$read()
+  attributes(out) <- if (inherits(out, "integer64")) list(class = "integer64") else NULL
+  if (mode == "any") out else as.vector(out, mode)
+}
