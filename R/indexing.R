@@ -280,3 +280,28 @@ as.vector.zarr_array <- function(x, mode = "any") {
   attributes(out) <- if (inherits(out, "integer64")) list(class = "integer64") else NULL
   if (mode == "any") out else as.vector(out, mode)
 }
+
+#' @rdname sub-sub-.zarr
+#' @param value The node itself: `z[["/a"]][1, 1] <- 0` writes through the
+#'   array and puts it back. Other values are refused; use `add_array()` or
+#'   `add_group()` to add nodes.
+#' @export
+`[[<-.zarr` <- function(x, i, value) {
+  node_assign_back(x$get_node(i), value, i)
+  x
+}
+
+#' @rdname sub-sub-.zarr_group
+#' @param value The node itself (see [`[[<-.zarr`]).
+#' @export
+`[[<-.zarr_group` <- function(x, i, value) {
+  node_assign_back(x$get_node(i), value, i)
+  x
+}
+
+node_assign_back <- function(node, value, path) {
+  if (!identical(node, value)) {
+    zarr_abort("unsupported", sprintf("cannot replace the node at '%s'; use add_array() or add_group()", path))
+  }
+  invisible(NULL)
+}
