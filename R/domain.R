@@ -87,14 +87,14 @@ zarr_register_domain <- function(domain) {
 
 #' Unregister a Zarr domain
 #'
-#' @param name The name of the domain to remove.
+#' @param domain The name of the domain to remove.
 #' @return TRUE if a domain was removed, FALSE otherwise, invisibly.
 #' @export
 #' @examples
 #' zarr_unregister_domain("no such domain")
-zarr_unregister_domain <- function(name) {
-  check_string(name, "name")
-  keep <- vapply(domain_registry$domains, function(d) d$name != name, logical(1))
+zarr_unregister_domain <- function(domain) {
+  check_string(domain, "domain")
+  keep <- vapply(domain_registry$domains, function(d) d$name != domain, logical(1))
   removed <- !all(keep)
   domain_registry$domains <- domain_registry$domains[keep]
   invisible(removed)
