@@ -56,6 +56,16 @@ pub trait Store: Send + Sync {
     }
     /// A short description for printing: "local store at <root>", "memory store".
     fn describe(&self) -> String;
+    /// Fetch several values at once. Stores with latency (HTTP) override
+    /// this to fetch concurrently; the default fetches one after another.
+    fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        requests.iter().map(|(k, r)| self.get(k, *r)).collect()
+    }
+    /// Whether the engine should fetch chunks with `get_many` in batches
+    /// (true for network stores) instead of one `get` per decode task.
+    fn prefers_batches(&self) -> bool {
+        false
+    }
 }
 
 /// Refuse keys that could escape a store root or are not portable:
