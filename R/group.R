@@ -109,7 +109,11 @@ zarr_group <- R6::R6Class("zarr_group",
   private = list(
     .children = NULL,
     add_child = function(node) {
-      private$.children <- c(self$children, list(node))
+      # Listing the store may already find the new node: keep one object.
+      kids <- self$children
+      same <- vapply(kids, function(k) identical(k$name, node$name), logical(1))
+      if (any(same)) kids[[which(same)[1L]]] <- node else kids <- c(kids, list(node))
+      private$.children <- kids
       node
     }
   )

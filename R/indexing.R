@@ -96,7 +96,10 @@ resolve_index <- function(i, n, names, d, what) {
 #' @export
 `[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
   args <- call_index_args(sys.call(), "drop")
-  if (!length(args)) return(x$read())
+  nd <- length(x$shape)
+  # x[] (and x[drop = ]) is the whole array, unchanged, as in base R.
+  if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) return(as.array(x))
+  if (length(args) == 1L && nd != 1L) return(index_points(x, eval(args[[1L]], parent.frame())))
   sel <- index_args(x, args, parent.frame())
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
     return(empty_result(x, sel, drop))
@@ -104,6 +107,29 @@ resolve_index <- function(i, n, names, d, what) {
   out <- x$read(sel)
   shape <- selection_shape_r(sel, x$shape)
   finish_result(out, shape, dimnames_for(x, sel), drop)
+}
+
+# x[i] with one index on an array of several dimensions: linear indices
+# (column-major, as base R counts), or a matrix with one column per
+# dimension. Reads the block spanned by the points, then picks them.
+index_points <- function(x, i) {
+  shape <- x$shape
+  what <- array_what(x)
+  if (is.matrix(i) && ncol(i) == length(shape) && is.numeric(i)) {
+    if (anyNA(i) || any(i < 1) || any(t(i) > shape)) {
+      zarr_abort("selection", sprintf("%s: a matrix index is out of bounds", what))
+    }
+    subs <- matrix(as.integer(i), ncol = length(shape))
+  } else {
+    lin <- resolve_index(i, prod(shape), NULL, 1L, what)
+    subs <- arrayInd(lin, shape)
+  }
+  if (!nrow(subs)) return(empty_result(x, list(numeric(0)), TRUE))
+  sel <- lapply(seq_along(shape), function(d) sort(unique(subs[, d])))
+  block <- x$read(sel)
+  dim(block) <- lengths(sel)
+  local <- vapply(seq_along(shape), function(d) match(subs[, d], sel[[d]]), integer(nrow(subs)))
+  block[matrix(local, ncol = length(shape))]
 }
 
 selection_shape_r <- function(sel, shape) {
@@ -116,25 +142,15 @@ dimnames_for <- function(x, sel) {
   Map(function(names, s) if (is.null(names) || is.null(s)) names else names[s], dn, sel)
 }
 
+# Give a read block its shape and dimnames, then drop as base `[` does
+# (drop() follows the same rules, 1-d arrays included).
 finish_result <- function(out, shape, dn, drop) {
   if (length(shape) >= 1L) {
     dim(out) <- shape
     if (!is.null(dn)) dimnames(out) <- dn
   }
-  if (drop) out <- drop_dims(out)
+  if (drop) out <- drop(out)
   out
-}
-
-drop_dims <- function(out) {
-  d <- dim(out)
-  if (is.null(d)) return(out)
-  if (length(d) == 1L) {
-    n <- dimnames(out)[[1L]]
-    dim(out) <- NULL
-    if (!is.null(n)) names(out) <- n
-    return(out)
-  }
-  drop(out)
 }
 
 empty_result <- function(x, sel, drop) {
@@ -142,7 +158,10 @@ empty_result <- function(x, sel, drop) {
     logical = logical(0), integer = integer(0), double = double(0), complex = complex(0),
     integer64 = if (use_bit64()) bit64::integer64(0) else double(0)
   )
-  finish_result(proto, selection_shape_r(sel, x$shape), dimnames_for(x, sel), drop)
+  # Base `[` drops zero-extent results differently from drop(): let it.
+  shape <- selection_shape_r(sel, x$shape)
+  whole <- array(proto, shape, dimnames_for(x, sel))
+  do.call(`[`, c(list(whole), lapply(shape, seq_len), list(drop = drop)))
 }
 
 #' @rdname array-indexing
@@ -158,7 +177,8 @@ empty_result <- function(x, sel, drop) {
     zarr_abort("type", sprintf("%s: %d items to replace is not a multiple of the replacement length %d",
                                array_what(x), n, length(value)))
   }
-  if (length(value) != n) value <- rep_len(value, n)
+  dim(value) <- NULL
+  if (length(value) != n) value <- value[rep_len(seq_along(value), n)]
   full <- lapply(seq_along(sel), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
   x$write(value, full)
   x

@@ -188,6 +188,10 @@ new_store <- function(location) {
 open_zarr <- function(location, read_only = FALSE) {
   check_string(location, "location")
   check_flag(read_only, "read_only")
+  if (grepl("^https?://", location, ignore.case = TRUE)) {
+    # HTTP stores are always read-only, whatever `read_only` says.
+    return(zarr$new(zarr_httpstore$new(location)))
+  }
   store <- zarr_localstore$new(location, read_only = read_only, create = FALSE)
   zarr$new(store)
 }

@@ -173,6 +173,7 @@ impl FsStore {
     fn write_atomic(&self, key: &str, path: &Path, value: &[u8]) -> Result<()> {
         let dir = path.parent().unwrap_or(&self.root);
         fs::create_dir_all(dir).map_err(|e| self.io_error("create the folder of", key, dir, e))?;
+        let mut attempts = 0;
         let (tmp, mut file) = loop {
             let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
             let tmp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
@@ -181,6 +182,12 @@ impl FsStore {
             match OpenOptions::new().write(true).create_new(true).open(&tmp) {
                 Ok(f) => break (tmp, f),
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                // A concurrent erase removed the (then empty) folder: make it again.
+                Err(e) if is_missing(&e) && attempts < 3 => {
+                    attempts += 1;
+                    fs::create_dir_all(dir)
+                        .map_err(|e| self.io_error("create the folder of", key, dir, e))?;
+                }
                 Err(e) => return Err(self.io_error("write", key, &tmp, e)),
             }
         };
@@ -195,6 +202,19 @@ impl FsStore {
             return Err(self.io_error("write", key, path, e));
         }
         Ok(())
+    }
+
+    /// Remove the folders above `path` that are now empty, up to the root,
+    /// so listings do not show prefixes without keys. A concurrent set
+    /// that loses its folder this way makes it again (see write_atomic).
+    fn remove_empty_parents(&self, path: &Path) {
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if d == self.root || !d.starts_with(&self.root) || fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
     }
 
     /// Append the keys of every file below `dir` (whose key prefix is
@@ -435,10 +455,11 @@ impl Store for FsStore {
         validate_key(key)?;
         let path = self.key_path(key)?;
         self.check_writable("erase", key)?;
-        // Empty parent folders are kept: removing them could race with a
-        // concurrent set that has just created them.
         match fs::remove_file(&path) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.remove_empty_parents(&path);
+                Ok(())
+            }
             Err(e) if is_missing(&e) => Ok(()),
             // A folder is not a key, so there is nothing to erase.
             Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) => Ok(()),

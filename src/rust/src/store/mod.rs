@@ -5,9 +5,11 @@
 use crate::error::{Result, ZarrError};
 
 pub mod fs;
+pub mod http;
 pub mod memory;
 
 pub use fs::FsStore;
+pub use http::HttpStore;
 pub use memory::MemoryStore;
 
 /// Which bytes of a value to return.

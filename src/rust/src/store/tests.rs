@@ -789,9 +789,10 @@ fn fs_keys_are_paths_below_the_root() {
         listing(&[], &["empty/", "foo/", "x/"])
     );
     assert_eq!(store.list_prefix("empty/").unwrap(), Vec::<String>::new());
-    // erase keeps the (now empty) folder; erase_prefix removes it.
+    // erase removes folders it leaves empty, so listings match the keys.
     store.erase("foo/bar").unwrap();
-    assert!(dir.join("store/foo").is_dir());
+    assert!(!dir.join("store/foo").exists());
+    assert!(dir.join("store").is_dir());
     store.erase_prefix("x/").unwrap();
     assert!(!dir.join("store/x").exists());
     store.erase_prefix("").unwrap();
