@@ -107,6 +107,13 @@ fn rz_store_memory(read_only: bool) -> Robj {
     guard(|| Ok(store_value(Arc::new(MemoryStore::new(read_only)))))
 }
 
+/// A read-only store over HTTP(S) at `url`.
+/// @noRd
+#[extendr]
+fn rz_store_http(url: &str) -> Robj {
+    guard(|| Ok(store_value(Arc::new(crate::store::HttpStore::open(url)?))))
+}
+
 /// `offset`/`length` are negative when absent; `suffix` asks for the last
 /// `length` bytes.
 /// @noRd
@@ -522,6 +529,7 @@ extendr_module! {
     mod zarr;
     fn rz_store_local;
     fn rz_store_memory;
+    fn rz_store_http;
     fn rz_store_get;
     fn rz_store_set;
     fn rz_store_erase;

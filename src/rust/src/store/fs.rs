@@ -32,24 +32,13 @@ impl FsStore {
     pub fn open(root: &str, read_only: bool, create: bool) -> Result<FsStore> {
         let given = root_path(root)?;
         // Absolute, so a later change of R's working directory (setwd) does
-        // not move the store. (std::path::absolute needs Rust 1.79; the
-        // package supports 1.70.)
-        let root = if given.is_absolute() {
-            given
-        } else {
-            let cwd = std::env::current_dir().map_err(|e| {
-                ZarrError::Io(format!(
-                    "cannot resolve store root '{}': {e}",
-                    given.display()
-                ))
-            })?;
-            cwd.join(
-                given
-                    .components()
-                    .filter(|c| *c != Component::CurDir)
-                    .collect::<PathBuf>(),
-            )
-        };
+        // not move the store.
+        let root = std::path::absolute(&given).map_err(|e| {
+            ZarrError::Io(format!(
+                "cannot resolve store root '{}': {e}",
+                given.display()
+            ))
+        })?;
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
@@ -393,13 +382,10 @@ fn check_segment(key: &str, seg: &str) -> Result<()> {
     }
 }
 
-/// The file (or a folder on its path) is not there. A file where a folder
-/// should be is ENOTDIR (20 on Linux, macOS, the BSDs and Solaris) or
-/// ERROR_DIRECTORY (267) on Windows; ErrorKind::NotADirectory names it only
-/// from Rust 1.83, and the package supports 1.70.
+/// The file (or a folder on its path) is not there; a file where a folder
+/// should be counts as missing too.
 fn is_missing(e: &io::Error) -> bool {
-    const NOT_A_DIRECTORY: i32 = if cfg!(windows) { 267 } else { 20 };
-    e.kind() == ErrorKind::NotFound || e.raw_os_error() == Some(NOT_A_DIRECTORY)
+    matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
 }
 
 #[cfg(not(windows))]

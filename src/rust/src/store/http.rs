@@ -1212,6 +1212,15 @@ mod tests {
     }
 
     #[test]
+    fn http_https_to_a_plain_server_is_an_io_error_not_a_panic() {
+        let server = serve(&files(), Mode::default());
+        let url = server.url.replacen("http://", "https://", 1);
+        let store = HttpStore::open(&url).unwrap();
+        let e = kind(store.get("r", ByteRange::All), "io");
+        assert!(e.message().contains(&format!("{url}/r")), "{e}");
+    }
+
+    #[test]
     fn http_timeouts_are_io_errors_naming_the_limit() {
         let server = serve(
             &files(),
