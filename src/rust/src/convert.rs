@@ -178,10 +178,39 @@ unsafe fn copy_dim_outer<S: Copy, D: Copy>(
     copy_dim(d, src, ss, dst, ds, spans, f)
 }
 
-/// Where a copy reads from and writes to, in bytes, with element strides.
-pub struct Strided {
-    pub ptr: *mut u8,
-    pub strides: Vec<usize>,
+/// Copy elements of `size` bytes unchanged between strided buffers (see
+/// `strided_copy`).
+///
+/// # Safety
+/// As `strided_copy`.
+pub unsafe fn copy_elements(
+    size: usize,
+    src: *const u8,
+    src_strides: &[usize],
+    dst: *mut u8,
+    dst_strides: &[usize],
+    spans: &[Vec<Span>],
+) {
+    macro_rules! by {
+        ($n:expr) => {
+            strided_copy(
+                src as *const [u8; $n],
+                src_strides,
+                dst as *mut [u8; $n],
+                dst_strides,
+                spans,
+                &|v: [u8; $n]| v,
+            )
+        };
+    }
+    match size {
+        1 => by!(1),
+        2 => by!(2),
+        4 => by!(4),
+        8 => by!(8),
+        16 => by!(16),
+        n => unreachable!("no data type has elements of {n} bytes"),
+    }
 }
 
 macro_rules! le_from {

@@ -2,6 +2,7 @@
 //! decode and scatter them in parallel straight into a buffer R allocated
 //! (or gather, encode and store them for a write).
 
+use crate::codec::sharding::Sharding;
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
@@ -61,8 +62,17 @@ pub fn normalize_path(path: &str) -> Result<String> {
 impl Array {
     fn from_meta(store: Arc<dyn Store>, path: String, meta: ArrayMetadata) -> Result<Array> {
         let what = format!("array '/{path}'");
-        let chain = CodecChain::from_json(&meta.codecs, meta.data_type, meta.shape.len())
-            .map_err(|e| e.context(&what))?;
+        let chain = CodecChain::from_json(
+            &meta.codecs,
+            meta.data_type,
+            &meta.fill_value.bytes,
+            meta.shape.len(),
+        )
+        .map_err(|e| e.context(&what))?;
+        if let Some(sh) = chain.partial_sharding() {
+            let shard: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
+            sh.grid(&shard).map_err(|e| e.context(&what))?;
+        }
         Ok(Array {
             store,
             path,
@@ -114,8 +124,26 @@ impl Array {
         self.meta.chunk_shape.iter().map(|&c| c as usize).collect()
     }
 
-    fn chunk_bytes(&self) -> usize {
-        self.chunk_shape().iter().product::<usize>() * self.meta.data_type.size()
+    fn chunk_what(&self, key: &str) -> String {
+        format!("{} chunk '{key}'", self.what())
+    }
+
+    /// Decode one chunk's stored bytes; `raw` None (not stored) stays None.
+    fn decode_chunk(
+        &self,
+        key: &str,
+        raw: Option<Vec<u8>>,
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(raw) = raw else { return Ok(None) };
+        let what = self.chunk_what(key);
+        let ctx = CodecContext {
+            strict_checksums: opts.strict_checksums,
+            warnings,
+            what: &what,
+        };
+        self.chain.decode(raw, &self.chunk_shape(), &ctx).map(Some)
     }
 
     /// Fetch and decode one chunk; None when it is not stored.
@@ -126,21 +154,11 @@ impl Array {
         warnings: &Warnings,
     ) -> Result<Option<Vec<u8>>> {
         let key = self.chunk_key(idx);
-        let what = format!("{} chunk '{key}'", self.what());
-        let raw = match self
+        let raw = self
             .store
             .get(&key, ByteRange::All)
-            .map_err(|e| e.context(&what))?
-        {
-            Some(r) => r,
-            None => return Ok(None),
-        };
-        let ctx = CodecContext {
-            strict_checksums: opts.strict_checksums,
-            warnings,
-            what: &what,
-        };
-        self.chain.decode(raw, self.chunk_bytes(), &ctx).map(Some)
+            .map_err(|e| e.context(&self.chunk_what(&key)))?;
+        self.decode_chunk(&key, raw, opts, warnings)
     }
 
     /// Read `sel` into `out`, a column-major R buffer of `sel.shape()`.
@@ -159,50 +177,228 @@ impl Array {
             return Ok(vec![]);
         }
         let dst = RBufPtr::from_mut(out, &sel.shape());
-        let plan = sel.plan(&self.meta.chunk_shape);
-        let chunks = cartesian(&plan);
-        let strides = self.chain.stored_strides(&self.chunk_shape());
-        let zero_strides = vec![0usize; strides.len()];
-        let fill = &self.meta.fill_value.bytes;
-        let dtype = self.meta.data_type;
         let warnings = Warnings::default();
         let lossy = Lossy::default();
-        let task = |c: &Vec<&DimChunk>| -> Result<()> {
-            let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
-            let spans: Vec<Vec<Span>> = c
-                .iter()
-                .map(|d| {
-                    d.runs
-                        .iter()
-                        .map(|r| (r.start as usize, r.dst, r.len))
-                        .collect()
-                })
-                .collect();
-            match self.load_chunk(&idx, opts, &warnings)? {
-                // SAFETY: spans stay inside the chunk (plan splits at chunk
-                // borders) and inside `out` (checked selection); chunks map
-                // to disjoint output elements.
-                Some(data) => unsafe {
-                    convert::read_into(dtype, fill, data.as_ptr(), &strides, &dst, &spans, &lossy)
-                },
-                None => unsafe {
-                    convert::read_into(
-                        dtype,
-                        fill,
-                        fill.as_ptr(),
-                        &zero_strides,
-                        &dst,
-                        &spans,
-                        &lossy,
-                    )
-                },
-            }
-            Ok(())
-        };
-        run_tasks(&chunks, opts.threads, task)?;
+        match self.chain.partial_sharding() {
+            Some(sh) => self.read_sharded(sel, sh, &dst, opts, &warnings, &lossy)?,
+            None => self.read_chunks(sel, &dst, opts, &warnings, &lossy)?,
+        }
         let mut w = warnings.take();
         w.extend(lossy.warnings(&what));
         Ok(w)
+    }
+
+    /// Scatter a decoded chunk (or the fill value, for None) into `dst`.
+    fn scatter(
+        &self,
+        data: Option<&[u8]>,
+        strides: &[usize],
+        c: &[&DimChunk],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) {
+        let spans: Vec<Vec<Span>> = c
+            .iter()
+            .map(|d| {
+                d.runs
+                    .iter()
+                    .map(|r| (r.start as usize, r.dst, r.len))
+                    .collect()
+            })
+            .collect();
+        let fill = &self.meta.fill_value.bytes;
+        let zero = vec![0usize; strides.len()];
+        // SAFETY: spans stay inside the chunk (plans split at chunk borders)
+        // and inside `dst` (the selection was checked); different chunks
+        // map to disjoint output elements.
+        unsafe {
+            match data {
+                Some(d) => convert::read_into(
+                    self.meta.data_type,
+                    fill,
+                    d.as_ptr(),
+                    strides,
+                    dst,
+                    &spans,
+                    lossy,
+                ),
+                None => convert::read_into(
+                    self.meta.data_type,
+                    fill,
+                    fill.as_ptr(),
+                    &zero,
+                    dst,
+                    &spans,
+                    lossy,
+                ),
+            }
+        }
+    }
+
+    /// Read whole chunks: fetch, decode, scatter, in parallel. Stores with
+    /// latency fetch a batch of chunks concurrently first.
+    fn read_chunks(
+        &self,
+        sel: &Selection,
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let plan = sel.plan(&self.meta.chunk_shape);
+        let chunks = cartesian(&plan);
+        let strides = self.chain.stored_strides(&self.chunk_shape());
+        let index = |c: &Vec<&DimChunk>| c.iter().map(|d| d.chunk).collect::<Vec<u64>>();
+        if !self.store.prefers_batches() {
+            return run_tasks(&chunks, opts.threads, |c| {
+                let data = self.load_chunk(&index(c), opts, warnings)?;
+                self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                Ok(())
+            });
+        }
+        for batch in chunks.chunks(BATCH) {
+            let keys: Vec<(String, ByteRange)> = batch
+                .iter()
+                .map(|c| (self.chunk_key(&index(c)), ByteRange::All))
+                .collect();
+            let fetched = self.store.get_many(&keys);
+            let jobs: Vec<_> = batch.iter().zip(keys.iter().zip(fetched)).collect();
+            run_tasks(&jobs, opts.threads, |(c, ((key, _), raw))| {
+                let raw = raw.clone().map_err(|e| e.context(&self.chunk_what(key)))?;
+                let data = self.decode_chunk(key, raw, opts, warnings)?;
+                self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Read a sharded array one inner chunk at a time: fetch each touched
+    /// shard's index, then only the byte ranges of the inner chunks the
+    /// selection needs (the whole shard when it needs most of them).
+    fn read_sharded(
+        &self,
+        sel: &Selection,
+        sh: &Sharding,
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
+        let grid = sh.grid(&self.chunk_shape())?;
+        let plan = sel.plan(&inner);
+        let chunks = cartesian(&plan);
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        // Fetching is per shard (one index each); decoding is per inner
+        // chunk, in parallel across all shards of a round.
+        for group in group_by_shard(&chunks, &grid).chunks(BATCH) {
+            let fetched = collect_tasks(group, opts.threads, |(sidx, cs)| {
+                self.fetch_inner_chunks(sh, &grid, sidx, cs, opts, warnings)
+            })?;
+            let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
+            run_tasks(&jobs, opts.threads, |job| {
+                let data = match &job.bytes {
+                    None => None,
+                    Some(b) => {
+                        let what = format!(
+                            "{} (inner chunk {:?})",
+                            self.chunk_what(&job.key),
+                            job.position()
+                        );
+                        let ctx = CodecContext {
+                            strict_checksums: opts.strict_checksums,
+                            warnings,
+                            what: &what,
+                        };
+                        Some(sh.inner.decode(b.clone(), &sh.inner_shape, &ctx)?)
+                    }
+                };
+                self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The stored bytes of the inner chunks `cs` of shard `sidx` (None
+    /// for those not stored, or when the shard is missing).
+    fn fetch_inner_chunks<'p>(
+        &self,
+        sh: &Sharding,
+        grid: &[usize],
+        sidx: &[u64],
+        cs: &[&'p Vec<&'p DimChunk>],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Vec<InnerFetch<'p>>> {
+        let key = self.chunk_key(sidx);
+        let what = self.chunk_what(&key);
+        let ctx = CodecContext {
+            strict_checksums: opts.strict_checksums,
+            warnings,
+            what: &what,
+        };
+        let job = |chunk, bytes| InnerFetch {
+            chunk,
+            bytes,
+            key: key.clone(),
+        };
+        let per_shard: usize = grid.iter().product();
+        // Most of the shard is needed: one read of it beats many ranges.
+        let whole = if cs.len() * 2 > per_shard {
+            self.store
+                .get(&key, ByteRange::All)
+                .map_err(|e| e.context(&what))?
+        } else {
+            None
+        };
+        let index_bytes = match &whole {
+            Some(data) => Some(sh.index_of(data, grid, &what)?.to_vec()),
+            None if cs.len() * 2 > per_shard => None,
+            None => self
+                .store
+                .get(&key, sh.index_range(grid)?)
+                .map_err(|e| e.context(&what))?,
+        };
+        let Some(index_bytes) = index_bytes else {
+            return Ok(cs.iter().map(|c| job(*c, None)).collect());
+        };
+        let entries = sh.decode_index(index_bytes, grid, &ctx)?;
+        let local = |c: &Vec<&DimChunk>| -> usize {
+            c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
+                acc * g + (d.chunk % g as u64) as usize
+            })
+        };
+        let mut out = Vec::with_capacity(cs.len());
+        let mut ranges = Vec::new();
+        for c in cs {
+            match (entries[local(c)], &whole) {
+                (None, _) => out.push(job(*c, None)),
+                (Some(e), Some(data)) => {
+                    out.push(job(*c, Some(sh.inner_bytes(data, e, &what)?.to_vec())))
+                }
+                (Some((offset, length)), None) => {
+                    ranges.push((*c, (key.clone(), ByteRange::Range { offset, length })))
+                }
+            }
+        }
+        let requests: Vec<(String, ByteRange)> = ranges.iter().map(|(_, r)| r.clone()).collect();
+        let got = if self.store.prefers_batches() {
+            self.store.get_many(&requests)
+        } else {
+            requests
+                .iter()
+                .map(|(k, r)| self.store.get(k, *r))
+                .collect()
+        };
+        for ((c, _), g) in ranges.into_iter().zip(got) {
+            let bytes = g.map_err(|e| e.context(&what))?.ok_or_else(|| {
+                ZarrError::CorruptChunk(format!("{what}: the shard disappeared while it was read"))
+            })?;
+            out.push(job(c, Some(bytes)));
+        }
+        Ok(out)
     }
 
     /// Write `data`, a column-major R buffer of `sel.shape()`, into `sel`.
@@ -254,11 +450,14 @@ impl Array {
             // SAFETY: spans stay inside the chunk and inside `data`; each
             // task owns its chunk buffer.
             unsafe { convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans) };
-            let what = format!("{what} chunk '{key}'");
+            let what = self.chunk_what(&key);
             if buf.chunks_exact(fill.len()).all(|e| e == fill.as_slice()) {
                 self.store.erase(&key).map_err(|e| e.context(&what))
             } else {
-                let enc = self.chain.encode(buf).map_err(|e| e.context(&what))?;
+                let enc = self
+                    .chain
+                    .encode(buf, &cshape)
+                    .map_err(|e| e.context(&what))?;
                 self.store.set(&key, &enc).map_err(|e| e.context(&what))
             }
         };
@@ -298,6 +497,58 @@ fn cartesian(plan: &[Vec<DimChunk>]) -> Vec<Vec<&DimChunk>> {
         out = next;
     }
     out
+}
+
+/// An inner chunk of a shard as fetched: the part of the selection it
+/// holds, its stored bytes (None when not stored) and its shard's key.
+struct InnerFetch<'p> {
+    chunk: &'p Vec<&'p DimChunk>,
+    bytes: Option<Vec<u8>>,
+    key: String,
+}
+
+impl InnerFetch<'_> {
+    fn position(&self) -> Vec<u64> {
+        self.chunk.iter().map(|d| d.chunk).collect()
+    }
+}
+
+/// Inner chunks grouped by the shard holding them, in first-seen order.
+fn group_by_shard<'p>(
+    chunks: &'p [Vec<&'p DimChunk>],
+    grid: &[usize],
+) -> Vec<(Vec<u64>, Vec<&'p Vec<&'p DimChunk>>)> {
+    let mut groups: Vec<(Vec<u64>, Vec<&Vec<&DimChunk>>)> = Vec::new();
+    let mut slot_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+    for c in chunks {
+        let sidx: Vec<u64> = c
+            .iter()
+            .zip(grid)
+            .map(|(d, &g)| d.chunk / g as u64)
+            .collect();
+        let slot = *slot_of.entry(sidx.clone()).or_insert_with(|| {
+            groups.push((sidx, Vec::new()));
+            groups.len() - 1
+        });
+        groups[slot].1.push(c);
+    }
+    groups
+}
+
+/// Chunks (or shards) handled per round on stores that fetch in batches:
+/// enough requests in flight to hide latency, few enough to bound memory.
+const BATCH: usize = 64;
+
+/// Run `task` on every item, in parallel, collecting the results in order.
+fn collect_tasks<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    task: impl Fn(&T) -> Result<R> + Sync + Send,
+) -> Result<Vec<R>> {
+    if threads <= 1 || items.len() <= 1 {
+        return items.iter().map(task).collect();
+    }
+    pool::pool(threads).install(|| items.par_iter().map(task).collect())
 }
 
 fn run_tasks<T: Sync>(

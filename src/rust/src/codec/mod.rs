@@ -14,6 +14,7 @@ pub mod blosc;
 pub mod bytes;
 pub mod crc32c;
 pub mod gzip;
+pub mod sharding;
 pub mod transpose;
 pub mod zstd;
 
@@ -57,10 +58,12 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
 }
 
 /// The array -> bytes codec of a chain.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum ArrayToBytes {
     /// `bytes`; `endian` is None only for one-byte types.
     Bytes { endian: Option<Endian> },
+    /// `sharding_indexed`: the chunk is a shard of inner chunks.
+    Sharding(Box<sharding::Sharding>),
 }
 
 /// A parsed, validated `codecs` list.
@@ -71,6 +74,9 @@ pub struct CodecChain {
     pub array_to_bytes: ArrayToBytes,
     pub bytes_to_bytes: Vec<Box<dyn BytesToBytes>>,
     dtype: DataType,
+    /// Native-endian bytes of the fill value (sharding fills missing inner
+    /// chunks with it, and does not store inner chunks equal to it).
+    fill: Vec<u8>,
 }
 
 fn codec_name_and_config(v: &Value) -> Result<(String, Map<String, Value>)> {
@@ -122,13 +128,20 @@ pub fn bytes_codec_from_json(v: &Value, dtype: DataType) -> Result<Box<dyn Bytes
 }
 
 impl CodecChain {
-    pub fn from_json(codecs: &[Value], dtype: DataType, ndim: usize) -> Result<CodecChain> {
+    /// Parse a codec list for chunks of `ndim` dimensions of `dtype`, whose
+    /// fill value has the native-endian bytes `fill`.
+    pub fn from_json(
+        codecs: &[Value],
+        dtype: DataType,
+        fill: &[u8],
+        ndim: usize,
+    ) -> Result<CodecChain> {
         let mut transposes = Vec::new();
         let mut array_to_bytes = None;
         let mut b2b: Vec<Box<dyn BytesToBytes>> = Vec::new();
         for v in codecs {
             let (name, config) = codec_name_and_config(v)?;
-            match name.as_str() {
+            let a2b = match name.as_str() {
                 "transpose" => {
                     if array_to_bytes.is_some() {
                         return Err(ZarrError::Metadata(
@@ -136,18 +149,15 @@ impl CodecChain {
                         ));
                     }
                     transposes.push(transpose::parse_order(&config, ndim)?);
+                    continue;
                 }
-                "bytes" => {
-                    if array_to_bytes.is_some() {
-                        return Err(ZarrError::Metadata(
-                            "more than one array -> bytes codec".into(),
-                        ));
-                    }
-                    array_to_bytes = Some(ArrayToBytes::Bytes {
-                        endian: bytes::parse_endian(&config, dtype)?,
-                    });
-                }
-                "sharding_indexed" | "vlen-utf8" | "vlen-bytes" => {
+                "bytes" => ArrayToBytes::Bytes {
+                    endian: bytes::parse_endian(&config, dtype)?,
+                },
+                "sharding_indexed" => ArrayToBytes::Sharding(Box::new(
+                    sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
+                )),
+                "vlen-utf8" | "vlen-bytes" => {
                     return Err(ZarrError::Unsupported(format!(
                         "codec '{name}' is not supported yet"
                     )))
@@ -160,21 +170,36 @@ impl CodecChain {
                             )));
                         }
                         b2b.push(c);
+                        continue;
                     }
                     None => return Err(ZarrError::Unsupported(format!("unknown codec '{other}'"))),
                 },
+            };
+            if array_to_bytes.is_some() {
+                return Err(ZarrError::Metadata(
+                    "more than one array -> bytes codec".into(),
+                ));
             }
+            array_to_bytes = Some(a2b);
         }
         let array_to_bytes = array_to_bytes.ok_or_else(|| {
             ZarrError::Metadata(
                 "the codecs list has no array -> bytes codec (such as 'bytes')".into(),
             )
         })?;
+        if fill.len() != dtype.size() {
+            return Err(ZarrError::Metadata(format!(
+                "a fill value of {} bytes for {}",
+                fill.len(),
+                dtype.name()
+            )));
+        }
         Ok(CodecChain {
             transposes,
             array_to_bytes,
             bytes_to_bytes: b2b,
             dtype,
+            fill: fill.to_vec(),
         })
     }
 
@@ -186,6 +211,7 @@ impl CodecChain {
             .collect();
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
+            ArrayToBytes::Sharding(s) => out.push(s.to_json()),
         }
         out.extend(self.bytes_to_bytes.iter().map(|c| c.to_json()));
         out
@@ -202,51 +228,99 @@ impl CodecChain {
         Some(acc)
     }
 
-    /// Element strides of each logical dimension in a decoded chunk.
+    /// Element strides of each logical dimension in a decoded chunk: the
+    /// array -> bytes codec lays its input out in C order, and its input is
+    /// the chunk permuted by the transposes.
     pub fn stored_strides(&self, chunk_shape: &[usize]) -> Vec<usize> {
         transpose::stored_strides(chunk_shape, self.order().as_deref())
     }
 
-    fn swaps(&self) -> bool {
-        match self.array_to_bytes {
-            ArrayToBytes::Bytes { endian } => endian.is_some_and(|e| e != Endian::native()),
+    /// The chunk shape as the array -> bytes codec sees it (after transposes).
+    fn encoded_shape(&self, chunk_shape: &[usize]) -> Vec<usize> {
+        match self.order() {
+            Some(o) => o.iter().map(|&d| chunk_shape[d]).collect(),
+            None => chunk_shape.to_vec(),
         }
     }
 
-    /// Stored bytes -> native-endian element bytes of one whole chunk.
-    pub fn decode(&self, data: Vec<u8>, decoded_len: usize, ctx: &CodecContext) -> Result<Vec<u8>> {
+    /// The sharding codec when a chunk can be read one inner chunk at a
+    /// time: sharding is the array -> bytes codec and nothing transforms
+    /// the shard around it.
+    pub fn partial_sharding(&self) -> Option<&sharding::Sharding> {
+        match &self.array_to_bytes {
+            ArrayToBytes::Sharding(s)
+                if self.transposes.is_empty() && self.bytes_to_bytes.is_empty() =>
+            {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    pub fn fill(&self) -> &[u8] {
+        &self.fill
+    }
+
+    /// Stored bytes of one chunk of `chunk_shape` -> its native-endian
+    /// elements, laid out with `stored_strides(chunk_shape)`.
+    pub fn decode(
+        &self,
+        data: Vec<u8>,
+        chunk_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let decoded_len = chunk_shape.iter().product::<usize>() * self.dtype.size();
         let mut data = data;
-        let n = self.bytes_to_bytes.len();
         for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
-            let hint = if i == 0 { Some(decoded_len) } else { None };
+            let hint = match (&self.array_to_bytes, i) {
+                (ArrayToBytes::Bytes { .. }, 0) => Some(decoded_len),
+                _ => None,
+            };
             data = c.decode(data, hint, ctx).map_err(|e| {
                 e.into_corrupt()
                     .context(&format!("{} ({})", ctx.what, c.name()))
             })?;
         }
-        let _ = n;
-        if data.len() != decoded_len {
-            return Err(ZarrError::CorruptChunk(format!(
-                "{}: decoded to {} bytes, expected {} ({} elements of {})",
-                ctx.what,
-                data.len(),
-                decoded_len,
-                decoded_len / self.dtype.size(),
-                self.dtype.name()
-            )));
+        match &self.array_to_bytes {
+            ArrayToBytes::Bytes { endian } => {
+                if data.len() != decoded_len {
+                    return Err(ZarrError::CorruptChunk(format!(
+                        "{}: decoded to {} bytes, expected {} ({} elements of {})",
+                        ctx.what,
+                        data.len(),
+                        decoded_len,
+                        decoded_len / self.dtype.size(),
+                        self.dtype.name()
+                    )));
+                }
+                if endian.is_some_and(|e| e != Endian::native()) {
+                    bytes::swap_bytes(&mut data, self.dtype.swap_unit());
+                }
+                Ok(data)
+            }
+            ArrayToBytes::Sharding(s) => {
+                s.decode_shard(&data, &self.encoded_shape(chunk_shape), ctx)
+            }
         }
-        if self.swaps() {
-            bytes::swap_bytes(&mut data, self.dtype.swap_unit());
-        }
-        Ok(data)
     }
 
-    /// Native-endian element bytes of one whole chunk -> stored bytes.
-    pub fn encode(&self, data: Vec<u8>) -> Result<Vec<u8>> {
-        let mut data = data;
-        if self.swaps() {
-            bytes::swap_bytes(&mut data, self.dtype.swap_unit());
-        }
+    /// Native-endian elements of one chunk (laid out with `stored_strides`)
+    /// -> stored bytes.
+    pub fn encode(&self, data: Vec<u8>, chunk_shape: &[usize]) -> Result<Vec<u8>> {
+        let mut data = match &self.array_to_bytes {
+            ArrayToBytes::Bytes { endian } => {
+                let mut data = data;
+                if endian.is_some_and(|e| e != Endian::native()) {
+                    bytes::swap_bytes(&mut data, self.dtype.swap_unit());
+                }
+                data
+            }
+            ArrayToBytes::Sharding(s) => s.encode_shard(&data, &self.encoded_shape(chunk_shape))?,
+        };
         for c in &self.bytes_to_bytes {
             data = c.encode(data)?;
         }
@@ -281,10 +355,11 @@ mod tests {
             json!([{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}]),
         ];
         for c in chains {
-            let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, 1).unwrap();
-            let enc = chain.encode(data.clone()).unwrap();
+            let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, &[0; 8], 1)
+                .unwrap();
+            let enc = chain.encode(data.clone(), &[data.len() / 8]).unwrap();
             assert_eq!(
-                chain.decode(enc, data.len(), &ctx(&w)).unwrap(),
+                chain.decode(enc, &[data.len() / 8], &ctx(&w)).unwrap(),
                 data,
                 "chain {c}"
             );
@@ -296,6 +371,7 @@ mod tests {
         let e = CodecChain::from_json(
             &[json!({"name": "bytes"}), json!({"name": "lzma"})],
             DataType::Int8,
+            &[0],
             1,
         )
         .unwrap_err();
@@ -304,11 +380,12 @@ mod tests {
         let e = CodecChain::from_json(
             &[json!({"name": "gzip", "configuration": {"level": 1}})],
             DataType::Int8,
+            &[0],
             1,
         )
         .unwrap_err();
         assert_eq!(e.kind(), "metadata");
-        let e = CodecChain::from_json(&[], DataType::Int8, 1).unwrap_err();
+        let e = CodecChain::from_json(&[], DataType::Int8, &[0], 1).unwrap_err();
         assert_eq!(e.kind(), "metadata");
     }
 
@@ -318,10 +395,11 @@ mod tests {
         let chain = CodecChain::from_json(
             &[json!({"name": "bytes", "configuration": {"endian": "little"}})],
             DataType::Int32,
+            &[0; 4],
             1,
         )
         .unwrap();
-        let e = chain.decode(vec![0u8; 7], 8, &ctx(&w)).unwrap_err();
+        let e = chain.decode(vec![0u8; 7], &[2], &ctx(&w)).unwrap_err();
         assert_eq!(e.kind(), "corrupt_chunk");
         assert!(e.message().contains("test chunk"));
     }
@@ -329,7 +407,8 @@ mod tests {
     #[test]
     fn transposes_compose_and_write_back_unchanged() {
         let c = json!([{"name": "transpose", "configuration": {"order": [1, 2, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]);
-        let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Int32, 3).unwrap();
+        let chain =
+            CodecChain::from_json(c.as_array().unwrap(), DataType::Int32, &[0; 4], 3).unwrap();
         assert_eq!(chain.order(), Some(vec![1, 2, 0]));
         assert_eq!(Value::Array(chain.to_json()), c);
     }

@@ -342,3 +342,111 @@ fn many_chunks_in_parallel_match_a_serial_read() {
     assert_eq!(p, data);
     assert_eq!(s, data);
 }
+
+fn sharded(location: &str) -> Value {
+    json!([{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2, 3],
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+        "index_location": location}}])
+}
+
+#[test]
+fn sharded_arrays_round_trip_and_read_any_region() {
+    for location in ["start", "end"] {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+        let a = Array::create(
+            store.clone(),
+            "s",
+            meta(doc(
+                "int32",
+                &[9, 13],
+                &[4, 6],
+                json!(-1),
+                sharded(location),
+            )),
+        )
+        .unwrap();
+        let data: Vec<i32> = (0..117).collect();
+        a.write(&Selection::all(&[9, 13]), &RBuf::Integer(&data), opts(2))
+            .unwrap();
+        // 3 x 3 shards, edge shards included
+        assert_eq!(store.list_prefix("s/c/").unwrap().len(), 9);
+        for threads in [1, 2] {
+            let mut out = vec![0i32; 117];
+            a.read(
+                &Selection::all(&[9, 13]),
+                &mut RBufMut::Integer(&mut out),
+                opts(threads),
+            )
+            .unwrap();
+            assert_eq!(out, data, "{location}");
+            // a small region: partial reads of one inner chunk
+            let mut out = vec![0i32; 2];
+            a.read(
+                &range_sel(&[(5, 1), (7, 2)]),
+                &mut RBufMut::Integer(&mut out),
+                opts(threads),
+            )
+            .unwrap();
+            assert_eq!(out, vec![5 + 9 * 7, 5 + 9 * 8]);
+        }
+    }
+}
+
+#[test]
+fn missing_shards_and_inner_chunks_read_as_na() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+    let a = Array::create(
+        store.clone(),
+        "m",
+        meta(doc("int16", &[8, 12], &[4, 6], json!(0), sharded("end"))),
+    )
+    .unwrap();
+    // only the element (0, 0): one inner chunk in one shard
+    a.write(&range_sel(&[(0, 1), (0, 1)]), &RBuf::Integer(&[7]), opts(1))
+        .unwrap();
+    assert_eq!(
+        store.list_prefix("m/c/").unwrap(),
+        vec!["m/c/0/0".to_string()]
+    );
+    let mut out = vec![0i32; 96];
+    a.read(
+        &Selection::all(&[8, 12]),
+        &mut RBufMut::Integer(&mut out),
+        opts(2),
+    )
+    .unwrap();
+    assert_eq!(out[0], 7);
+    assert!(out[1..].iter().all(|&v| v == NA_INTEGER));
+}
+
+#[test]
+fn a_bad_shard_index_is_a_classed_error_naming_the_shard() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+    let a = Array::create(
+        store.clone(),
+        "b",
+        meta(doc("int32", &[4, 6], &[4, 6], json!(0), sharded("end"))),
+    )
+    .unwrap();
+    a.write(
+        &Selection::all(&[4, 6]),
+        &RBuf::Integer(&(1..=24).collect::<Vec<_>>()),
+        opts(1),
+    )
+    .unwrap();
+    let mut shard = store.get("b/c/0/0", ByteRange::All).unwrap().unwrap();
+    let n = shard.len();
+    shard[n - 8] ^= 1;
+    store.set("b/c/0/0", &shard).unwrap();
+    let e = a
+        .read(
+            &range_sel(&[(0, 1), (0, 1)]),
+            &mut RBufMut::Integer(&mut [0]),
+            opts(1),
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), "checksum");
+    assert!(e.message().contains("b/c/0/0"), "{}", e.message());
+}

@@ -228,7 +228,12 @@ fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
     guard(|| {
         let node = v3::parse(json.as_bytes())?;
         if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
-            crate::codec::CodecChain::from_json(&m.codecs, m.data_type, m.shape.len())?;
+            crate::codec::CodecChain::from_json(
+                &m.codecs,
+                m.data_type,
+                &m.fill_value.bytes,
+                m.shape.len(),
+            )?;
         }
         let mut doc = v3::to_json(&node);
         if let (true, NodeMetadata::Array(m)) = (for_r, &node) {

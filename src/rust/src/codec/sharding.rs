@@ -1,0 +1,532 @@
+//! `sharding_indexed` codec (v3-codecs-sharding-indexed.rst): array -> bytes.
+//! Configuration: `chunk_shape` (the inner chunk shape, dividing the shard
+//! shape), `codecs` (the inner chunks' chain), `index_codecs` (the chain of
+//! the index, a uint64 array of shape [chunks per shard..., 2] holding
+//! offset and nbytes of each inner chunk, 2^64-1 twice for a missing one)
+//! and `index_location` ("start" or "end", default "end").
+//!
+//! The engine reads a region of a shard one inner chunk at a time (see
+//! `engine.rs`); decode_shard and encode_shard handle whole shards, for
+//! writes and for shards nested in shards.
+
+use super::{CodecChain, CodecContext};
+use crate::convert::copy_elements;
+use crate::dtype::DataType;
+use crate::error::{Result, ZarrError};
+use crate::store::ByteRange;
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// An index entry of an inner chunk that is not stored.
+pub const MISSING: u64 = u64::MAX;
+
+#[derive(Debug)]
+pub struct Sharding {
+    pub inner_shape: Vec<usize>,
+    pub inner: CodecChain,
+    index: CodecChain,
+    pub index_at_end: bool,
+}
+
+/// Where an inner chunk's bytes are in its shard; None when not stored.
+pub type IndexEntry = Option<(u64, u64)>;
+
+fn positive_ints(v: Option<&Value>, what: &str) -> Result<Vec<usize>> {
+    let bad = || {
+        ZarrError::Metadata(format!(
+            "codec 'sharding_indexed': {what} must be an array of positive integers"
+        ))
+    };
+    let a = v.and_then(Value::as_array).ok_or_else(bad)?;
+    a.iter()
+        .map(|x| {
+            x.as_u64()
+                .filter(|&n| n > 0)
+                .map(|n| n as usize)
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+fn codec_list<'a>(config: &'a Map<String, Value>, member: &str) -> Result<&'a [Value]> {
+    config
+        .get(member)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .ok_or_else(|| {
+            ZarrError::Metadata(format!(
+                "codec 'sharding_indexed': '{member}' must be a list of codecs"
+            ))
+        })
+}
+
+/// Visit every multi-index of `grid` in C order.
+fn for_each_index(grid: &[usize], mut f: impl FnMut(usize, &[usize])) {
+    let n: usize = grid.iter().product();
+    let mut idx = vec![0usize; grid.len()];
+    for i in 0..n {
+        f(i, &idx);
+        for d in (0..grid.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < grid[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+fn c_strides(shape: &[usize]) -> Vec<usize> {
+    super::transpose::stored_strides(shape, None)
+}
+
+/// A pointer that worker threads may share, each writing its own part.
+struct SharedMut(*mut u8);
+unsafe impl Send for SharedMut {}
+unsafe impl Sync for SharedMut {}
+
+impl SharedMut {
+    // A method, so closures capture the wrapper and not the bare pointer.
+    fn get(&self) -> *mut u8 {
+        self.0
+    }
+}
+
+impl Sharding {
+    pub fn from_config(
+        config: &Map<String, Value>,
+        dtype: DataType,
+        fill: &[u8],
+        ndim: usize,
+    ) -> Result<Sharding> {
+        let inner_shape = positive_ints(config.get("chunk_shape"), "chunk_shape")?;
+        if inner_shape.len() != ndim {
+            return Err(ZarrError::Metadata(format!(
+                "codec 'sharding_indexed': chunk_shape has {} dimensions, the array {ndim}",
+                inner_shape.len()
+            )));
+        }
+        let inner = CodecChain::from_json(codec_list(config, "codecs")?, dtype, fill, ndim)?;
+        let index = CodecChain::from_json(
+            codec_list(config, "index_codecs")?,
+            DataType::UInt64,
+            &[0; 8],
+            ndim + 1,
+        )?;
+        let index_at_end = match config.get("index_location") {
+            None => true,
+            Some(Value::String(s)) if s == "end" => true,
+            Some(Value::String(s)) if s == "start" => false,
+            Some(other) => {
+                return Err(ZarrError::Metadata(format!(
+                    "codec 'sharding_indexed': index_location must be \"start\" or \"end\", not {other}"
+                )))
+            }
+        };
+        Ok(Sharding {
+            inner_shape,
+            inner,
+            index,
+            index_at_end,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": self.inner_shape,
+            "codecs": self.inner.to_json(),
+            "index_codecs": self.index.to_json(),
+            "index_location": if self.index_at_end { "end" } else { "start" },
+        }})
+    }
+
+    /// Inner chunks per shard along each dimension.
+    pub fn grid(&self, shard_shape: &[usize]) -> Result<Vec<usize>> {
+        shard_shape
+            .iter()
+            .zip(&self.inner_shape)
+            .map(|(&s, &i)| {
+                if s % i == 0 {
+                    Ok(s / i)
+                } else {
+                    Err(ZarrError::Metadata(format!(
+                        "codec 'sharding_indexed': inner chunk shape {:?} does not divide the shard shape {shard_shape:?}",
+                        self.inner_shape
+                    )))
+                }
+            })
+            .collect()
+    }
+
+    fn index_shape(grid: &[usize]) -> Vec<usize> {
+        let mut s = grid.to_vec();
+        s.push(2);
+        s
+    }
+
+    /// Encoded size in bytes of the index of `n` inner chunks (the index
+    /// codecs may only add a fixed amount, such as a checksum).
+    pub fn index_len(&self, grid: &[usize]) -> Result<usize> {
+        let shape = Self::index_shape(grid);
+        let n: usize = grid.iter().product();
+        Ok(self.index.encode(vec![0u8; 16 * n], &shape)?.len())
+    }
+
+    /// The byte range of a shard that holds its index.
+    pub fn index_range(&self, grid: &[usize]) -> Result<ByteRange> {
+        let len = self.index_len(grid)? as u64;
+        Ok(if self.index_at_end {
+            ByteRange::Suffix(len)
+        } else {
+            ByteRange::Range {
+                offset: 0,
+                length: len,
+            }
+        })
+    }
+
+    /// Decode an index into one entry per inner chunk, in C order of `grid`.
+    /// The index is always checked strictly: wrong offsets would read
+    /// wrong data.
+    pub fn decode_index(
+        &self,
+        bytes: Vec<u8>,
+        grid: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<IndexEntry>> {
+        let shape = Self::index_shape(grid);
+        let what = format!("{} (shard index)", ctx.what);
+        let strict = CodecContext {
+            strict_checksums: true,
+            warnings: ctx.warnings,
+            what: &what,
+        };
+        let raw = self.index.decode(bytes, &shape, &strict)?;
+        let strides = self.index.stored_strides(&shape);
+        let nd = grid.len();
+        let value = |idx: &[usize], k: usize| {
+            let at = idx.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>() + k * strides[nd];
+            u64::from_ne_bytes(raw[8 * at..8 * at + 8].try_into().expect("8 bytes"))
+        };
+        let mut out = Vec::with_capacity(grid.iter().product());
+        let mut bad = None;
+        for_each_index(grid, |_, idx| {
+            let (offset, nbytes) = (value(idx, 0), value(idx, 1));
+            out.push(match (offset == MISSING, nbytes == MISSING) {
+                (true, true) => None,
+                (false, false) => Some((offset, nbytes)),
+                _ => {
+                    bad.get_or_insert_with(|| idx.to_vec());
+                    None
+                }
+            });
+        });
+        if let Some(idx) = bad {
+            return Err(ZarrError::CorruptChunk(format!(
+                "{what}: inner chunk {idx:?} has only one of offset and nbytes marked missing"
+            )));
+        }
+        Ok(out)
+    }
+
+    fn encode_index(&self, entries: &[IndexEntry], grid: &[usize]) -> Result<Vec<u8>> {
+        let shape = Self::index_shape(grid);
+        let strides = self.index.stored_strides(&shape);
+        let nd = grid.len();
+        let mut raw = vec![0u8; 16 * entries.len()];
+        for_each_index(grid, |i, idx| {
+            let (o, n) = entries[i].unwrap_or((MISSING, MISSING));
+            for (k, v) in [(0, o), (1, n)] {
+                let at =
+                    idx.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>() + k * strides[nd];
+                raw[8 * at..8 * at + 8].copy_from_slice(&v.to_ne_bytes());
+            }
+        });
+        self.index.encode(raw, &shape)
+    }
+
+    /// The bytes of inner chunk `entry` in a whole shard `data`.
+    pub fn inner_bytes<'a>(
+        &self,
+        data: &'a [u8],
+        entry: (u64, u64),
+        what: &str,
+    ) -> Result<&'a [u8]> {
+        let (offset, nbytes) = entry;
+        match offset.checked_add(nbytes) {
+            Some(end) if end <= data.len() as u64 => Ok(&data[offset as usize..end as usize]),
+            _ => Err(ZarrError::CorruptChunk(format!(
+                "{what}: the shard index points past the end of the shard (bytes {offset}..+{nbytes} of {})",
+                data.len()
+            ))),
+        }
+    }
+
+    /// The index bytes of a whole shard.
+    pub fn index_of<'a>(&self, data: &'a [u8], grid: &[usize], what: &str) -> Result<&'a [u8]> {
+        let len = self.index_len(grid)?;
+        if data.len() < len {
+            return Err(ZarrError::CorruptChunk(format!(
+                "{what}: a shard of {} bytes cannot hold its index of {len} bytes",
+                data.len()
+            )));
+        }
+        Ok(if self.index_at_end {
+            &data[data.len() - len..]
+        } else {
+            &data[..len]
+        })
+    }
+
+    fn read_index(
+        &self,
+        data: &[u8],
+        grid: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<IndexEntry>> {
+        self.decode_index(self.index_of(data, grid, ctx.what)?.to_vec(), grid, ctx)
+    }
+
+    /// A whole shard -> its native-endian elements in C order of `shard_shape`.
+    pub fn decode_shard(
+        &self,
+        data: &[u8],
+        shard_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let grid = self.grid(shard_shape)?;
+        let entries = self.read_index(data, &grid, ctx)?;
+        let size = self.inner.dtype().size();
+        let n_elems: usize = shard_shape.iter().product();
+        let mut out = self.inner.fill().repeat(n_elems);
+        let out_strides = c_strides(shard_shape);
+        let inner_strides = self.inner.stored_strides(&self.inner_shape);
+        let spans: Vec<Vec<(usize, usize, usize)>> =
+            self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
+        let mut jobs = Vec::new();
+        for_each_index(&grid, |i, idx| {
+            if let Some(e) = entries[i] {
+                jobs.push((idx.to_vec(), e));
+            }
+        });
+        let dst = SharedMut(out.as_mut_ptr());
+        jobs.par_iter().try_for_each(|(idx, entry)| -> Result<()> {
+            let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
+            let decoded = self.inner.decode(bytes, &self.inner_shape, ctx)?;
+            let base: usize = idx
+                .iter()
+                .zip(&self.inner_shape)
+                .zip(&out_strides)
+                .map(|((p, n), s)| p * n * s)
+                .sum();
+            // SAFETY: the inner chunk lies inside the shard (the grid divides
+            // it exactly) and inner chunks do not overlap.
+            unsafe {
+                copy_elements(
+                    size,
+                    decoded.as_ptr(),
+                    &inner_strides,
+                    dst.get().add(base * size),
+                    &out_strides,
+                    &spans,
+                );
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Native-endian elements in C order of `shard_shape` -> a whole shard.
+    /// Inner chunks are encoded in parallel; those equal to the fill value
+    /// everywhere are not stored.
+    pub fn encode_shard(&self, data: &[u8], shard_shape: &[usize]) -> Result<Vec<u8>> {
+        let grid = self.grid(shard_shape)?;
+        let size = self.inner.dtype().size();
+        let fill = self.inner.fill();
+        let data_strides = c_strides(shard_shape);
+        let inner_strides = self.inner.stored_strides(&self.inner_shape);
+        let inner_n: usize = self.inner_shape.iter().product();
+        let spans: Vec<Vec<(usize, usize, usize)>> =
+            self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
+        let mut positions = Vec::new();
+        for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
+        let encoded: Vec<Option<Vec<u8>>> = positions
+            .par_iter()
+            .map(|idx| -> Result<Option<Vec<u8>>> {
+                let base: usize = idx
+                    .iter()
+                    .zip(&self.inner_shape)
+                    .zip(&data_strides)
+                    .map(|((p, n), s)| p * n * s)
+                    .sum();
+                let mut buf = vec![0u8; inner_n * size];
+                // SAFETY: the inner chunk lies inside the shard buffer.
+                unsafe {
+                    copy_elements(
+                        size,
+                        data.as_ptr().add(base * size),
+                        &data_strides,
+                        buf.as_mut_ptr(),
+                        &inner_strides,
+                        &spans,
+                    );
+                }
+                if buf.chunks_exact(size).all(|e| e == fill) {
+                    return Ok(None);
+                }
+                self.inner.encode(buf, &self.inner_shape).map(Some)
+            })
+            .collect::<Result<_>>()?;
+        let index_len = self.index_len(&grid)? as u64;
+        let mut offset = if self.index_at_end { 0 } else { index_len };
+        let mut entries = Vec::with_capacity(encoded.len());
+        for e in &encoded {
+            entries.push(e.as_ref().map(|b| {
+                let entry = (offset, b.len() as u64);
+                offset += b.len() as u64;
+                entry
+            }));
+        }
+        let index = self.encode_index(&entries, &grid)?;
+        let body: usize = encoded.iter().flatten().map(Vec::len).sum();
+        let mut out = Vec::with_capacity(body + index.len());
+        if !self.index_at_end {
+            out.extend_from_slice(&index);
+        }
+        for b in encoded.iter().flatten() {
+            out.extend_from_slice(b);
+        }
+        if self.index_at_end {
+            out.extend_from_slice(&index);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Warnings;
+
+    fn sharding(config: Value, dtype: DataType, ndim: usize) -> Sharding {
+        let fill = vec![0u8; dtype.size()];
+        Sharding::from_config(config.as_object().unwrap(), dtype, &fill, ndim).unwrap()
+    }
+
+    fn config(location: &str, inner: Value) -> Value {
+        json!({"chunk_shape": [2, 3], "codecs": inner,
+               "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+               "index_location": location})
+    }
+
+    fn ctx(w: &Warnings) -> CodecContext<'_> {
+        CodecContext {
+            strict_checksums: false,
+            warnings: w,
+            what: "shard 'c/0/0'",
+        }
+    }
+
+    fn shard_data() -> Vec<u8> {
+        // 4 x 6 int32 in C order; the inner chunk at (1, 1) is all zero (fill)
+        let mut v: Vec<i32> = (1..=24).collect();
+        for r in 2..4 {
+            for c in 3..6 {
+                v[r * 6 + c] = 0;
+            }
+        }
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn shards_round_trip_with_the_index_at_either_end() {
+        let w = Warnings::default();
+        for location in ["start", "end"] {
+            let s = sharding(
+                config(
+                    location,
+                    json!([{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}]),
+                ),
+                DataType::Int32,
+                2,
+            );
+            let data = shard_data();
+            let enc = s.encode_shard(&data, &[4, 6]).unwrap();
+            let entries = s.read_index(&enc, &[2, 2], &ctx(&w)).unwrap();
+            assert_eq!(
+                entries.iter().filter(|e| e.is_none()).count(),
+                1,
+                "the fill chunk is not stored"
+            );
+            assert!(entries[3].is_none());
+            assert_eq!(s.decode_shard(&enc, &[4, 6], &ctx(&w)).unwrap(), data);
+            assert_eq!(s.index_len(&[2, 2]).unwrap(), 16 * 4 + 4);
+        }
+    }
+
+    #[test]
+    fn a_bad_index_checksum_is_an_error_even_when_checksums_only_warn() {
+        let w = Warnings::default();
+        let s = sharding(
+            config(
+                "end",
+                json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
+            ),
+            DataType::Int32,
+            2,
+        );
+        let mut enc = s.encode_shard(&shard_data(), &[4, 6]).unwrap();
+        let n = enc.len();
+        enc[n - 10] ^= 0xff;
+        let e = s.decode_shard(&enc, &[4, 6], &ctx(&w)).unwrap_err();
+        assert_eq!(e.kind(), "checksum");
+        assert!(e.message().contains("shard index"));
+    }
+
+    #[test]
+    fn an_index_pointing_past_the_end_is_a_corrupt_chunk() {
+        let w = Warnings::default();
+        let s = sharding(
+            config(
+                "start",
+                json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
+            ),
+            DataType::Int32,
+            2,
+        );
+        let entries = vec![Some((1000u64, 24u64)), None, None, None];
+        let mut shard = s.encode_index(&entries, &[2, 2]).unwrap();
+        shard.extend_from_slice(&[0u8; 24]);
+        let e = s.decode_shard(&shard, &[4, 6], &ctx(&w)).unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk");
+        assert!(e.message().contains("past the end"), "{}", e.message());
+        let e = s.decode_shard(&[0u8; 10], &[4, 6], &ctx(&w)).unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk");
+    }
+
+    #[test]
+    fn an_inner_shape_that_does_not_divide_the_shard_is_refused() {
+        let s = sharding(
+            config(
+                "end",
+                json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
+            ),
+            DataType::Int32,
+            2,
+        );
+        assert_eq!(s.grid(&[4, 7]).unwrap_err().kind(), "metadata");
+    }
+
+    #[test]
+    fn nested_shards_round_trip() {
+        let w = Warnings::default();
+        let inner = json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [1, 3],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "big"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]);
+        let s = sharding(config("end", inner), DataType::Int32, 2);
+        let data = shard_data();
+        let enc = s.encode_shard(&data, &[4, 6]).unwrap();
+        assert_eq!(s.decode_shard(&enc, &[4, 6], &ctx(&w)).unwrap(), data);
+    }
+}
