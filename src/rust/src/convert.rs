@@ -230,8 +230,8 @@ fn fill_f64(dtype: DataType, fill: &[u8]) -> f64 {
 }
 
 #[inline(always)]
-fn float_read(v: f64, fill: f64, fill_nan: bool) -> f64 {
-    if (fill_nan && v.is_nan()) || v == fill {
+fn float_read(v: f64, fill: f64, fill_nan: bool, mark_na: bool) -> f64 {
+    if mark_na && ((fill_nan && v.is_nan()) || v == fill) {
         na_real()
     } else {
         v
@@ -252,6 +252,7 @@ fn part_matches(v: f64, fill: f64) -> bool {
 pub unsafe fn read_into(
     dtype: DataType,
     fill: &[u8],
+    mark_na: bool,
     src: *const u8,
     src_strides: &[usize],
     dst: &RBufPtr,
@@ -268,7 +269,7 @@ pub unsafe fn read_into(
                 &dst.strides,
                 spans,
                 &|v: $t| {
-                    if v == fv {
+                    if mark_na && v == fv {
                         NA_INTEGER
                     } else {
                         v as i32
@@ -287,7 +288,7 @@ pub unsafe fn read_into(
                 &dst.strides,
                 spans,
                 &|v: $t| {
-                    if v == fv {
+                    if mark_na && v == fv {
                         NA_INTEGER64
                     } else if $overflow(v) {
                         lossy.overflow_integer64.fetch_add(1, Ordering::Relaxed);
@@ -309,7 +310,7 @@ pub unsafe fn read_into(
                 &dst.strides,
                 spans,
                 &|v: $t| {
-                    if v == fv {
+                    if mark_na && v == fv {
                         na_real()
                     } else {
                         if $inexact(v) {
@@ -351,7 +352,7 @@ pub unsafe fn read_into(
                 dst.ptr as *mut f64,
                 &dst.strides,
                 spans,
-                &|v: u16| float_read(f16_to_f64(v), fv, nan),
+                &|v: u16| float_read(f16_to_f64(v), fv, nan, mark_na),
             )
         }
         (DataType::Float32, _) => {
@@ -363,7 +364,7 @@ pub unsafe fn read_into(
                 dst.ptr as *mut f64,
                 &dst.strides,
                 spans,
-                &|v: f32| float_read(v as f64, fv, nan),
+                &|v: f32| float_read(v as f64, fv, nan, mark_na),
             )
         }
         (DataType::Float64, _) => {
@@ -375,7 +376,7 @@ pub unsafe fn read_into(
                 dst.ptr as *mut f64,
                 &dst.strides,
                 spans,
-                &|v: f64| float_read(v, fv, nan),
+                &|v: f64| float_read(v, fv, nan, mark_na),
             )
         }
         (DataType::Complex64, _) => {
@@ -388,7 +389,7 @@ pub unsafe fn read_into(
                 spans,
                 &|v: [f32; 2]| {
                     let (r, i) = (v[0] as f64, v[1] as f64);
-                    if part_matches(r, fr) && part_matches(i, fi) {
+                    if mark_na && part_matches(r, fr) && part_matches(i, fi) {
                         [na_real(), na_real()]
                     } else {
                         [r, i]
@@ -405,7 +406,7 @@ pub unsafe fn read_into(
                 &dst.strides,
                 spans,
                 &|v: [f64; 2]| {
-                    if part_matches(v[0], fr) && part_matches(v[1], fi) {
+                    if mark_na && part_matches(v[0], fr) && part_matches(v[1], fi) {
                         [na_real(), na_real()]
                     } else {
                         v
@@ -743,6 +744,7 @@ pub fn decode_elements(
         read_into(
             dtype,
             fill,
+            true,
             bytes.as_ptr(),
             &[1],
             &dst,
@@ -955,6 +957,7 @@ mod tests {
             read_into(
                 DataType::Float64,
                 &0f64.to_ne_bytes(),
+                true,
                 src.as_ptr(),
                 &[1],
                 &p,
@@ -981,6 +984,7 @@ mod tests {
             read_into(
                 DataType::UInt64,
                 &0u64.to_ne_bytes(),
+                true,
                 src.as_ptr(),
                 &[1],
                 &p,

@@ -216,6 +216,7 @@ impl Array {
                 Some(d) => convert::read_into(
                     self.meta.data_type,
                     fill,
+                    self.meta.fill_marks_na,
                     d.as_ptr(),
                     strides,
                     dst,
@@ -225,6 +226,7 @@ impl Array {
                 None => convert::read_into(
                     self.meta.data_type,
                     fill,
+                    self.meta.fill_marks_na,
                     fill.as_ptr(),
                     &zero,
                     dst,

@@ -81,6 +81,11 @@ pub struct ArrayMetadata {
     pub storage_transformers: Vec<Value>,
     /// Other top-level members (extensions with must_understand false), kept verbatim.
     pub extra: Map<String, Value>,
+    /// 3, or 2 for arrays described by .zarray documents.
+    pub zarr_format: u8,
+    /// Whether elements equal to the fill value read as NA. False only for
+    /// Zarr v2 arrays whose fill_value is null (no missing-value marker).
+    pub fill_marks_na: bool,
 }
 
 impl ArrayMetadata {
@@ -93,6 +98,8 @@ impl ArrayMetadata {
             chunk_shape,
             chunk_key_encoding: ChunkKeyEncoding::default(),
             fill_value: FillValue::zero(data_type),
+            zarr_format: 3,
+            fill_marks_na: true,
             codecs: vec![json!({"name": "bytes", "configuration": {"endian": "little"}})],
             attributes: Map::new(),
             dimension_names: None,

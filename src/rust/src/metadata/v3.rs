@@ -251,6 +251,8 @@ fn parse_array(obj: &Map<String, Value>) -> Result<ArrayMetadata> {
         fill_value,
         codecs,
         extra,
+        zarr_format: 3,
+        fill_marks_na: true,
     })
 }
 
