@@ -143,7 +143,12 @@ array_write <- function(arr, handle, data, selection) {
   what <- array_what(arr)
   sel <- engine_selection(selection, arr$shape, what)
   target <- selection_shape(sel, arr$shape)
-  if (!is.numeric(data) && !is.logical(data) && !is.complex(data)) {
+  if (arr$data_type$data_type == "string" && is.logical(data) && all(is.na(data))) {
+    data <- as.character(data)
+  }
+  if (is.character(data)) {
+    data <- enc2utf8(data)
+  } else if (!is.numeric(data) && !is.logical(data) && !is.complex(data)) {
     zarr_abort("type", sprintf("%s: cannot write data of type '%s' to an array of type '%s'",
                                what, typeof(data), arr$data_type$data_type))
   }
@@ -184,7 +189,7 @@ array_print <- function(arr) {
   stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))
   raw <- prod(shape) * dt$size
   cat("stored     : ", format_bytes(stored), " in ", length(keys), " chunk", if (length(keys) != 1L) "s",
-      if (stored > 0) sprintf(" (%.1f x compression)", raw / stored), "\n", sep = "")
+      if (stored > 0 && !is.na(raw)) sprintf(" (%.1f x compression)", raw / stored), "\n", sep = "")
   arr$print_attributes()
   invisible(arr)
 }

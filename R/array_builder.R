@@ -2,9 +2,9 @@
 # document, applies the package defaults (R order via transpose, chunks of
 # at most 100, bytes + zstd), and the engine validates the result.
 
-codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes",
-                 gzip = "bytes -> bytes", zstd = "bytes -> bytes", blosc = "bytes -> bytes",
-                 crc32c = "bytes -> bytes")
+codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-utf8" = "array -> bytes",
+                 sharding_indexed = "array -> bytes", gzip = "bytes -> bytes", zstd = "bytes -> bytes",
+                 blosc = "bytes -> bytes", crc32c = "bytes -> bytes")
 mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
 
 default_chunk_shape <- function(shape) {
@@ -19,11 +19,12 @@ default_codec_configuration <- function(codec, configuration, data_type, ndim) {
   size <- zarr_type_table$size[zarr_type_table$data_type == data_type]
   defaults <- switch(codec,
     transpose = list(order = r_order(ndim)),
-    bytes = if (size > 1L) list(endian = "little") else list(),
+    bytes = if (!is.na(size) && size > 1L) list(endian = "little") else list(),
+    "vlen-utf8" = list(),
     gzip = list(level = 5L),
     zstd = list(level = 1L, checksum = FALSE),
-    blosc = list(cname = "zstd", clevel = 1L, shuffle = if (size > 1L) "shuffle" else "bitshuffle",
-                 typesize = size, blocksize = 0L),
+    blosc = list(cname = "zstd", clevel = 1L, shuffle = if (!is.na(size) && size > 1L) "shuffle" else "bitshuffle",
+                 typesize = if (is.na(size)) 1L else size, blocksize = 0L),
     crc32c = list(),
     zarr_abort("unsupported", sprintf("unknown codec '%s'; known codecs are %s", codec,
                                       paste(names(codec_modes), collapse = ", ")))
@@ -40,9 +41,27 @@ codec_entry <- function(name, configuration) {
 default_codecs <- function(data_type, ndim, portable = FALSE) {
   out <- list()
   if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
+  serializer <- if (data_type == "string") "vlen-utf8" else "bytes"
   c(out, list(
-    codec_entry("bytes", default_codec_configuration("bytes", NULL, data_type, ndim)),
+    codec_entry(serializer, default_codec_configuration(serializer, NULL, data_type, ndim)),
     codec_entry("zstd", list(level = 1L, checksum = FALSE))
+  ))
+}
+
+# A sharding codec whose inner chunks use the codecs the array had (or
+# those given): the array's chunk shape becomes the shard shape.
+sharding_entry <- function(configuration, codecs) {
+  inner <- configuration$chunk_shape
+  if (is.null(inner)) {
+    zarr_abort("argument", "codec 'sharding_indexed' needs `chunk_shape`, the shape of the inner chunks")
+  }
+  check_shape(inner, "chunk_shape", allow_zero = FALSE)
+  index <- list(codec_entry("bytes", list(endian = "little")), codec_entry("crc32c", NULL))
+  codec_entry("sharding_indexed", list(
+    chunk_shape = as.list(as.numeric(inner)),
+    codecs = configuration$codecs %||% codecs,
+    index_codecs = configuration$index_codecs %||% index,
+    index_location = configuration$index_location %||% "end"
   ))
 }
 
@@ -106,6 +125,9 @@ array_builder <- R6::R6Class("array_builder",
     metadata = function(format = "list") builder_metadata(self, private, format),
     #' @description Add a codec at the end of the chain, or at `.position`.
     #'   A codec whose mode does not fit there is not added (with a warning).
+    #'   Adding "sharding_indexed" with `list(chunk_shape = ...)` makes the
+    #'   array sharded: the chunk shape becomes the shard shape, and the
+    #'   codecs the array had encode the inner chunks.
     #' @param codec The name of the codec.
     #' @param configuration List of configuration parameters, or NULL for
     #'   the defaults.
@@ -118,6 +140,10 @@ array_builder <- R6::R6Class("array_builder",
       }
       check_string(codec, "codec")
       if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before adding codecs")
+      if (codec == "sharding_indexed") {
+        private$.codecs <- list(sharding_entry(configuration, private$.codecs))
+        return(invisible(self))
+      }
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
       new <- insert_codec(private$.codecs, codec, cfg, .position)
       if (!is.null(new)) private$.codecs <- new

@@ -6,14 +6,14 @@
 
 zarr_type_table <- data.frame(
   data_type = c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128"),
+                "float16", "float32", "float64", "complex64", "complex128", "string"),
   Rtype = c("logical", "integer", "integer", "integer", "integer64", "integer", "integer", "integer64",
-            "integer64", "double", "double", "double", "complex", "complex"),
-  signed = c(FALSE, TRUE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE),
-  size = c(1L, 1L, 2L, 4L, 8L, 1L, 2L, 4L, 8L, 2L, 4L, 8L, 8L, 16L),
-  min = c(0, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0, -Inf, -Inf, -Inf, NA, NA),
+            "integer64", "double", "double", "double", "complex", "complex", "character"),
+  signed = c(FALSE, TRUE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE),
+  size = c(1L, 1L, 2L, 4L, 8L, 1L, 2L, 4L, 8L, 2L, 4L, 8L, 8L, 16L, NA),
+  min = c(0, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0, -Inf, -Inf, -Inf, NA, NA, NA),
   max = c(1, 127, 32767, 2147483647, 9223372036854775807, 255, 65535, 4294967295,
-          18446744073709551615, Inf, Inf, Inf, NA, NA),
+          18446744073709551615, Inf, Inf, Inf, NA, NA, NA),
   stringsAsFactors = FALSE
 )
 
@@ -27,6 +27,9 @@ default_fill_value <- function(data_type) {
     uint64 = "18446744073709551615",
     float16 = , float32 = , float64 = "NaN",
     complex64 = , complex128 = list("NaN", "NaN"),
+    # U+2400 SYMBOL FOR NULL: a visible marker no real text uses, so that
+    # both NA and "" round-trip.
+    string = "\u2400",
     {
       row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
       if (row$signed) row$min else row$max
@@ -61,6 +64,10 @@ normalize_fill_value <- function(value, data_type) {
                                    paste(format(value), collapse = ", "), data_type))
   }
   if (is.null(value) || length(value) == 0L) bad()
+  if (data_type == "string") {
+    if (!is.character(value) || length(value) != 1L || is.na(value)) bad()
+    return(enc2utf8(value))
+  }
   if (data_type == "bool") {
     if (!is.logical(value) || length(value) != 1L || is.na(value)) bad()
     return(value)
@@ -88,11 +95,30 @@ normalize_fill_value <- function(value, data_type) {
     format(value, scientific = FALSE, trim = TRUE)
   }
   if (!grepl("^-?[0-9]+$", txt)) bad()
+  txt <- sub("^(-?)0+([0-9])", "\\1\\2", txt)
   row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
+  if (row$size == 8L) {
+    # Doubles cannot tell 2^63 from 2^63 - 1: compare the digits.
+    lo <- if (data_type == "int64") "-9223372036854775808" else "0"
+    hi <- if (data_type == "int64") "9223372036854775807" else "18446744073709551615"
+    if (decimal_less(txt, lo) || decimal_less(hi, txt)) bad()
+    return(txt)
+  }
   num <- as.numeric(txt)
   if (num < row$min || num > row$max) bad()
-  if (row$size == 8L) return(txt)
-  as.numeric(txt)
+  num
+}
+
+# a < b for integers written in decimal (no leading zeros).
+decimal_less <- function(a, b) {
+  neg_a <- startsWith(a, "-")
+  neg_b <- startsWith(b, "-")
+  if (neg_a != neg_b) return(neg_a)
+  da <- sub("^-", "", a)
+  db <- sub("^-", "", b)
+  less_abs <- if (nchar(da) != nchar(db)) nchar(da) < nchar(db) else da < db
+  if (da == db) return(FALSE)
+  if (neg_a) !less_abs else less_abs
 }
 
 # The JSON form of a fill value (64-bit integers verbatim).
@@ -124,12 +150,15 @@ fill_value_r <- function(fill, data_type) {
 #' A Zarr data type and its fill value. The R type each data type reads
 #' into: bool -> logical; int8, int16, int32, uint8, uint16 -> integer;
 #' int64, uint32, uint64 -> `bit64::integer64` (double without bit64);
-#' float16, float32, float64 -> double; complex64, complex128 -> complex.
+#' float16, float32, float64 -> double; complex64, complex128 -> complex;
+#' string (variable-length UTF-8) -> character.
 #'
 #' Elements equal to the fill value read as `NA` (except for bool), and `NA`
 #' is written as the fill value. The default fill value of each type is
 #' therefore the one R reads as `NA`: the smallest signed integer, the
 #' largest unsigned integer, and NaN for floating point and complex types.
+#' For strings it is "\u2400" (the symbol for NUL), so that `NA` and ""
+#' stay distinct; with a fill value of "" empty strings read as `NA`.
 #'
 #' @docType class
 #' @export

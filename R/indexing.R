@@ -156,6 +156,7 @@ finish_result <- function(out, shape, dn, drop) {
 empty_result <- function(x, sel, drop) {
   proto <- switch(x$data_type$Rtype,
     logical = logical(0), integer = integer(0), double = double(0), complex = complex(0),
+    character = character(0),
     integer64 = if (use_bit64()) bit64::integer64(0) else double(0)
   )
   # Base `[` drops zero-extent results differently from drop(): let it.

@@ -51,7 +51,8 @@ zarr_store <- R6::R6Class("zarr_store",
     #'   number for the bytes from that 0-based offset to the end; a single
     #'   negative number `-n` for the last `n` bytes; or `c(start, end)` for
     #'   the bytes from 0-based `start` up to `end` (exclusive), where an
-    #'   `end` past the value gives the rest of it.
+    #'   `end` past the value gives the rest of it. A zero-length range, or
+    #'   one that starts past the end of the value, is an error.
     #' @return A raw vector, or NULL if the key does not exist.
     get = function(key, prototype = NULL, byte_range = NULL) store_get(private$handle, key, byte_range),
     #' @description Size in bytes of the value of a key.
@@ -281,8 +282,8 @@ store_get <- function(handle, key, byte_range) {
         offset <- byte_range
       }
     } else {
-      if (any(byte_range < 0) || byte_range[2L] < byte_range[1L]) {
-        zarr_abort("argument", "`byte_range` c(start, end) needs 0 <= start <= end")
+      if (any(byte_range < 0) || byte_range[2L] <= byte_range[1L]) {
+        zarr_abort("argument", sprintf("key '%s': `byte_range` c(start, end) needs 0 <= start < end", key))
       }
       size <- zarr_call(rz_store_size(handle, key))
       if (is.na(size)) return(NULL)

@@ -203,6 +203,7 @@ r_data_type <- function(x) {
     integer = "int32",
     double = "float64",
     complex = "complex128",
+    character = "string",
     zarr_abort("type", sprintf("cannot convert an R object of type '%s' to a Zarr array", typeof(x)))
   )
 }

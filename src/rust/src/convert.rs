@@ -414,6 +414,7 @@ pub unsafe fn read_into(
                 },
             )
         }
+        (DataType::String, _) => unreachable!("strings take the string path"),
     }
 }
 
@@ -533,7 +534,7 @@ pub unsafe fn write_from(
                         }
                     },
                 ),
-                RType::Complex => {
+                RType::Complex | RType::Character => {
                     unreachable!("complex data for an integer array is refused by check_writable")
                 }
             }
@@ -586,7 +587,7 @@ pub unsafe fn write_from(
                         }
                     },
                 ),
-                RType::Complex => {
+                RType::Complex | RType::Character => {
                     unreachable!("complex data for a real array is refused by check_writable")
                 }
             }
@@ -653,6 +654,7 @@ pub unsafe fn write_from(
                         }
                     },
                 ),
+                RType::Character => unreachable!("character data takes the string path"),
             }
         }};
     }
@@ -696,6 +698,7 @@ pub unsafe fn write_from(
         DataType::Float64 => floats!(f64, |v: f64| v),
         DataType::Complex64 => complexes!(f32),
         DataType::Complex128 => complexes!(f64),
+        DataType::String => unreachable!("strings take the string path"),
     }
 }
 

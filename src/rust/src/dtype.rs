@@ -19,6 +19,8 @@ pub enum DataType {
     Float64,
     Complex64,
     Complex128,
+    /// Variable-length UTF-8 strings (the `string` extension data type).
+    String,
 }
 
 /// The R vector type an array of a data type reads into.
@@ -30,9 +32,10 @@ pub enum RType {
     Complex,
     /// `bit64::integer64`: a double vector holding the bits of an i64.
     Integer64,
+    Character,
 }
 
-pub const ALL_DATA_TYPES: [DataType; 14] = [
+pub const ALL_DATA_TYPES: [DataType; 15] = [
     DataType::Bool,
     DataType::Int8,
     DataType::Int16,
@@ -47,6 +50,7 @@ pub const ALL_DATA_TYPES: [DataType; 14] = [
     DataType::Float64,
     DataType::Complex64,
     DataType::Complex128,
+    DataType::String,
 ];
 
 impl DataType {
@@ -74,12 +78,14 @@ impl DataType {
             DataType::Float64 => "float64",
             DataType::Complex64 => "complex64",
             DataType::Complex128 => "complex128",
+            DataType::String => "string",
         }
     }
 
-    /// Bytes of one element.
+    /// Bytes of one element; strings have no fixed size (0).
     pub fn size(self) -> usize {
         match self {
+            DataType::String => 0,
             DataType::Bool | DataType::Int8 | DataType::UInt8 => 1,
             DataType::Int16 | DataType::UInt16 | DataType::Float16 => 2,
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
@@ -133,6 +139,7 @@ impl DataType {
             }
             DataType::Float16 | DataType::Float32 | DataType::Float64 => RType::Double,
             DataType::Complex64 | DataType::Complex128 => RType::Complex,
+            DataType::String => RType::Character,
         }
     }
 }

@@ -240,6 +240,12 @@ impl FillValue {
             }};
         }
         let bytes = match dtype {
+            // A string fill value is its UTF-8 bytes.
+            DataType::String => json
+                .as_str()
+                .ok_or_else(|| bad(dtype, json, "a string"))?
+                .as_bytes()
+                .to_vec(),
             DataType::Bool => vec![json
                 .as_bool()
                 .ok_or_else(|| bad(dtype, json, "true or false"))?
@@ -275,6 +281,7 @@ impl FillValue {
     pub fn to_json(&self, dtype: DataType) -> Value {
         let b = &self.bytes;
         match dtype {
+            DataType::String => Value::String(String::from_utf8_lossy(b).into_owned()),
             DataType::Bool => Value::Bool(b[0] != 0),
             DataType::Int8 => i8::from_ne_bytes(take(b)).into(),
             DataType::Int16 => i16::from_ne_bytes(take(b)).into(),
@@ -324,7 +331,7 @@ impl FillValue {
                 let f = float_of(dtype).expect("float type");
                 f.value(float_bits(b, f))
             }
-            DataType::Complex64 | DataType::Complex128 => return None,
+            DataType::Complex64 | DataType::Complex128 | DataType::String => return None,
         })
     }
 }

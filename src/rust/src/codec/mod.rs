@@ -16,6 +16,7 @@ pub mod crc32c;
 pub mod gzip;
 pub mod sharding;
 pub mod transpose;
+pub mod vlen;
 pub mod zstd;
 
 pub use bytes::Endian;
@@ -64,6 +65,8 @@ pub enum ArrayToBytes {
     Bytes { endian: Option<Endian> },
     /// `sharding_indexed`: the chunk is a shard of inner chunks.
     Sharding(Box<sharding::Sharding>),
+    /// `vlen-utf8`: strings.
+    VlenUtf8,
 }
 
 /// A parsed, validated `codecs` list.
@@ -151,13 +154,25 @@ impl CodecChain {
                     transposes.push(transpose::parse_order(&config, ndim)?);
                     continue;
                 }
+                "bytes" if dtype == DataType::String => {
+                    return Err(ZarrError::Metadata(
+                        "strings need the 'vlen-utf8' codec, not 'bytes'".into(),
+                    ))
+                }
                 "bytes" => ArrayToBytes::Bytes {
                     endian: bytes::parse_endian(&config, dtype)?,
                 },
                 "sharding_indexed" => ArrayToBytes::Sharding(Box::new(
                     sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
                 )),
-                "vlen-utf8" | "vlen-bytes" => {
+                "vlen-utf8" if dtype == DataType::String => ArrayToBytes::VlenUtf8,
+                "vlen-utf8" => {
+                    return Err(ZarrError::Metadata(format!(
+                        "codec 'vlen-utf8' is for strings, not {}",
+                        dtype.name()
+                    )))
+                }
+                "vlen-bytes" => {
                     return Err(ZarrError::Unsupported(format!(
                         "codec '{name}' is not supported yet"
                     )))
@@ -187,7 +202,7 @@ impl CodecChain {
                 "the codecs list has no array -> bytes codec (such as 'bytes')".into(),
             )
         })?;
-        if fill.len() != dtype.size() {
+        if dtype != DataType::String && fill.len() != dtype.size() {
             return Err(ZarrError::Metadata(format!(
                 "a fill value of {} bytes for {}",
                 fill.len(),
@@ -212,6 +227,9 @@ impl CodecChain {
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
             ArrayToBytes::Sharding(s) => out.push(s.to_json()),
+            ArrayToBytes::VlenUtf8 => {
+                out.push(serde_json::json!({"name": "vlen-utf8", "configuration": {}}))
+            }
         }
         out.extend(self.bytes_to_bytes.iter().map(|c| c.to_json()));
         out
@@ -305,7 +323,51 @@ impl CodecChain {
             ArrayToBytes::Sharding(s) => {
                 s.decode_shard(&data, &self.encoded_shape(chunk_shape), ctx)
             }
+            ArrayToBytes::VlenUtf8 => Err(ZarrError::Type(format!(
+                "{}: strings decode with decode_strings",
+                ctx.what
+            ))),
         }
+    }
+
+    /// Stored bytes of one chunk of strings -> the strings, laid out with
+    /// `stored_strides(chunk_shape)`.
+    pub fn decode_strings(
+        &self,
+        data: Vec<u8>,
+        chunk_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<String>> {
+        let mut data = data;
+        for c in self.bytes_to_bytes.iter().rev() {
+            data = c.decode(data, None, ctx).map_err(|e| {
+                e.into_corrupt()
+                    .context(&format!("{} ({})", ctx.what, c.name()))
+            })?;
+        }
+        match &self.array_to_bytes {
+            ArrayToBytes::VlenUtf8 => vlen::decode(&data, chunk_shape.iter().product(), ctx.what),
+            _ => Err(ZarrError::Unsupported(format!(
+                "{}: this codec chain does not hold strings",
+                ctx.what
+            ))),
+        }
+    }
+
+    /// Strings of one chunk (laid out with `stored_strides`) -> stored bytes.
+    pub fn encode_strings<S: AsRef<str>>(&self, items: &[S]) -> Result<Vec<u8>> {
+        let mut data = match &self.array_to_bytes {
+            ArrayToBytes::VlenUtf8 => vlen::encode(items)?,
+            _ => {
+                return Err(ZarrError::Unsupported(
+                    "this codec chain does not hold strings".into(),
+                ))
+            }
+        };
+        for c in &self.bytes_to_bytes {
+            data = c.encode(data)?;
+        }
+        Ok(data)
     }
 
     /// Native-endian elements of one chunk (laid out with `stored_strides`)
@@ -320,6 +382,9 @@ impl CodecChain {
                 data
             }
             ArrayToBytes::Sharding(s) => s.encode_shard(&data, &self.encoded_shape(chunk_shape))?,
+            ArrayToBytes::VlenUtf8 => {
+                return Err(ZarrError::Type("strings encode with encode_strings".into()))
+            }
         };
         for c in &self.bytes_to_bytes {
             data = c.encode(data)?;

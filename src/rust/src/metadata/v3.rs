@@ -628,7 +628,10 @@ mod tests {
     #[test]
     fn metadata_unsupported_features_name_themselves() {
         assert_eq!(
-            fails(&with(array_doc(), "data_type", json!("string")), "string"),
+            fails(
+                &with(array_doc(), "data_type", json!("bfloat16")),
+                "bfloat16"
+            ),
             "unsupported"
         );
         let dt = json!({"name": "numpy.datetime64", "configuration": {"unit": "ns"}});
@@ -749,15 +752,7 @@ mod tests {
     /// of the "string" data type, which is refused as unsupported for now.
     fn check_fixture(bytes: &[u8], what: &str) -> bool {
         let doc: Value = serde_json::from_slice(bytes).unwrap();
-        let node = match parse(bytes) {
-            Ok(node) => node,
-            Err(e) => {
-                assert_eq!(doc["data_type"], json!("string"), "{what}: {e}");
-                assert_eq!(e.kind(), "unsupported", "{what}: {e}");
-                assert!(e.message().contains("string"), "{what}: {e}");
-                return false;
-            }
-        };
+        let node = parse(bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
         round_trips(&node);
         // What we write keeps every member zarr-python wrote, except an empty
         // storage_transformers list and zarr-python 3.0's null consolidated_metadata.
@@ -771,7 +766,9 @@ mod tests {
         }
         if let NodeMetadata::Array(a) = &node {
             assert_eq!(out["fill_value"], doc["fill_value"], "{what}");
-            assert_eq!(a.fill_value.bytes.len(), a.data_type.size());
+            if a.data_type != DataType::String {
+                assert_eq!(a.fill_value.bytes.len(), a.data_type.size());
+            }
         }
         true
     }
@@ -785,19 +782,12 @@ mod tests {
         }
         let mut files = Vec::new();
         zarr_jsons(root, &mut files);
-        let (mut parsed, mut strings, mut embedded) = (0, 0, 0);
-        let mut expected_strings = 0;
+        let (mut parsed, mut embedded) = (0, 0);
         for f in &files {
             let bytes = std::fs::read(f).unwrap();
             let doc: Value = serde_json::from_slice(&bytes).unwrap();
-            if doc["data_type"] == json!("string") {
-                expected_strings += 1;
-            }
-            if check_fixture(&bytes, &f.display().to_string()) {
-                parsed += 1;
-            } else {
-                strings += 1;
-            }
+            check_fixture(&bytes, &f.display().to_string());
+            parsed += 1;
             // Consolidated metadata holds whole documents of the nodes below.
             if let Some(nodes) = doc
                 .pointer("/consolidated_metadata/metadata")
@@ -812,9 +802,7 @@ mod tests {
                 }
             }
         }
-        println!("{parsed} zarr.json parsed, {strings} string arrays refused, {embedded} consolidated entries");
+        println!("{parsed} zarr.json parsed, {embedded} consolidated entries");
         assert!(parsed > 0);
-        assert_eq!(strings, expected_strings);
-        assert_eq!(parsed + strings, files.len());
     }
 }

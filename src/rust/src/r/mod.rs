@@ -296,6 +296,7 @@ fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
         RType::Integer => SEXPTYPE::INTSXP,
         RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
         RType::Complex => SEXPTYPE::CPLXSXP,
+        RType::Character => SEXPTYPE::STRSXP,
     };
     let mut v = Robj::alloc_vector(sexptype, n);
     if rtype == RType::Integer64 {
@@ -319,6 +320,9 @@ fn with_r_buffer<T>(
             RType::Double => RBufMut::Double(v.as_typed_slice_raw_mut::<f64>()),
             RType::Integer64 => RBufMut::Integer64(v.as_typed_slice_raw_mut::<i64>()),
             RType::Complex => RBufMut::Complex(v.as_typed_slice_raw_mut::<[f64; 2]>()),
+            RType::Character => {
+                return Err(ZarrError::Type("strings have no numeric buffer".into()))
+            }
         }
     };
     f(&mut buf)
@@ -408,17 +412,26 @@ fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) ->
         let sel = selection_of(&sel, &a.meta.shape)?;
         sel.check(&a.meta.shape, &a.what())?;
         let rtype = a.meta.data_type.r_type(bit64);
-        let mut out = alloc_r_vector(rtype, sel.num_elements());
-        let warnings = with_r_buffer(&mut out, rtype, |buf| {
-            a.read(&sel, buf, io_options(threads, strict))
-        })?;
+        let (mut out, warnings) = if rtype == RType::Character {
+            // Decoded in parallel; the R strings are made here, on R's thread.
+            let (read, warnings) = a.read_strings(&sel, io_options(threads, strict))?;
+            let strings: Strings = (0..read.len())
+                .map(|i| match read.get(i) {
+                    Some(s) => Rstr::from(s),
+                    None => Rstr::na(),
+                })
+                .collect();
+            (strings.into_robj(), warnings)
+        } else {
+            let mut out = alloc_r_vector(rtype, sel.num_elements());
+            let warnings = with_r_buffer(&mut out, rtype, |buf| {
+                a.read(&sel, buf, io_options(threads, strict))
+            })?;
+            (out, warnings)
+        };
         let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
         if shape.len() >= 2 {
             out.set_attrib("dim", shape)
-                .map_err(|e| ZarrError::Type(e.to_string()))?;
-        }
-        if rtype == RType::Integer64 {
-            out.set_class(["integer64"])
                 .map_err(|e| ZarrError::Type(e.to_string()))?;
         }
         Ok(with_warnings(out, warnings))
@@ -432,8 +445,31 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
     guard(|| {
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
-        let buf = r_data(&data, &a.what())?;
-        let w = a.write(&sel, &buf, io_options(threads, strict))?;
+        let w = match (a.meta.data_type, data.rtype()) {
+            (DataType::String, Rtype::Strings) => {
+                // The R side passes UTF-8 (enc2utf8).
+                let strings: Strings = data
+                    .try_into()
+                    .map_err(|_| ZarrError::Type("expected strings".into()))?;
+                let values: Vec<Option<&str>> = strings
+                    .iter()
+                    .map(|s| if s.is_na() { None } else { Some(s.as_ref()) })
+                    .collect();
+                a.write_strings(&sel, &values, io_options(threads, strict))?
+            }
+            (DataType::String, other) | (_, other @ Rtype::Strings) => {
+                return Err(ZarrError::Type(format!(
+                    "{}: data of R type {other:?} cannot be written to an array of type {}",
+                    a.what(),
+                    a.meta.data_type.name()
+                )))
+            }
+            _ => a.write(
+                &sel,
+                &r_data(&data, &a.what())?,
+                io_options(threads, strict),
+            )?,
+        };
         Ok(with_warnings(().into(), w))
     })
 }

@@ -1,0 +1,492 @@
+//! `numcodecs.delta`: numcodecs' `Delta` filter of Zarr v2, as a bytes ->
+//! bytes codec placed right after the `bytes` codec.
+//!
+//! numcodecs views the chunk's memory as `dtype`, flattens it in memory
+//! order and stores the first element then the differences of neighbours,
+//! cast to `astype`. The `bytes` codec's output is that memory (the
+//! elements in stored order, in the array's byte order), so the same step
+//! on its output gives the same bytes, whatever the array's `order`.
+//! Configuration: `dtype` and `astype`, NumPy type strings of integer or
+//! floating-point types ("<i4", ">f8", "|u1"; `astype` defaults to
+//! `dtype`). Integers wrap like NumPy's; floats are rounded to `dtype` at
+//! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
+
+use super::{BytesToBytes, CodecContext};
+use crate::dtype::DataType;
+use crate::error::{Result, ZarrError};
+use crate::fill::{f16_to_f64, f64_to_f16};
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Int,
+    UInt,
+    Float,
+}
+
+/// One element type: integer or float, its size and byte order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Elem {
+    kind: Kind,
+    size: usize,
+    big: bool,
+}
+
+impl Elem {
+    fn parse(s: &str, member: &str) -> Result<Elem> {
+        let bad = || {
+            ZarrError::Metadata(format!(
+                "codec 'numcodecs.delta': {member} '{s}' is not a NumPy integer or float type string such as \"<i4\""
+            ))
+        };
+        let mut chars = s.chars();
+        let order = chars.next().ok_or_else(bad)?;
+        let kind = chars.next().ok_or_else(bad)?;
+        let size: usize = chars.as_str().parse().map_err(|_| bad())?;
+        let big = match order {
+            '<' | '|' => false,
+            '>' => true,
+            _ => return Err(bad()),
+        };
+        let kind = match kind {
+            'i' => Kind::Int,
+            'u' => Kind::UInt,
+            'f' => Kind::Float,
+            'b' | 'c' | 'M' | 'm' => {
+                return Err(ZarrError::Unsupported(format!(
+                    "codec 'numcodecs.delta' on {member} '{s}' is not supported (only integers and floats)"
+                )))
+            }
+            _ => return Err(bad()),
+        };
+        let ok = match kind {
+            Kind::Float => matches!(size, 2 | 4 | 8),
+            _ => matches!(size, 1 | 2 | 4 | 8),
+        };
+        if !ok {
+            return Err(bad());
+        }
+        Ok(Elem { kind, size, big })
+    }
+
+    fn typestr(self) -> String {
+        let order = match (self.size, self.big) {
+            (1, _) => '|',
+            (_, true) => '>',
+            _ => '<',
+        };
+        let kind = match self.kind {
+            Kind::Int => 'i',
+            Kind::UInt => 'u',
+            Kind::Float => 'f',
+        };
+        format!("{order}{kind}{}", self.size)
+    }
+
+    fn bits(self, b: &[u8]) -> u64 {
+        let mut a = [0u8; 8];
+        if self.big {
+            a[8 - self.size..].copy_from_slice(&b[..self.size]);
+            u64::from_be_bytes(a)
+        } else {
+            a[..self.size].copy_from_slice(&b[..self.size]);
+            u64::from_le_bytes(a)
+        }
+    }
+
+    fn put_bits(self, v: u64, out: &mut Vec<u8>) {
+        if self.big {
+            out.extend_from_slice(&v.to_be_bytes()[8 - self.size..]);
+        } else {
+            out.extend_from_slice(&v.to_le_bytes()[..self.size]);
+        }
+    }
+
+    /// `v` reduced to this integer type (two's complement wrap-around).
+    fn wrap(self, v: i128) -> i128 {
+        let bits = 8 * self.size as u32;
+        let m = v & ((1i128 << bits) - 1);
+        if self.kind == Kind::Int && m >= 1i128 << (bits - 1) {
+            m - (1i128 << bits)
+        } else {
+            m
+        }
+    }
+
+    fn read_int(self, b: &[u8]) -> i128 {
+        self.wrap(self.bits(b) as i128)
+    }
+
+    fn write_int(self, v: i128, out: &mut Vec<u8>) {
+        self.put_bits(self.wrap(v) as u64, out)
+    }
+
+    fn read_float(self, b: &[u8]) -> f64 {
+        let bits = self.bits(b);
+        match self.size {
+            2 => f16_to_f64(bits as u16),
+            4 => f32::from_bits(bits as u32) as f64,
+            _ => f64::from_bits(bits),
+        }
+    }
+
+    /// `x` rounded to this float type.
+    fn round(self, x: f64) -> f64 {
+        match self.size {
+            2 => f16_to_f64(f64_to_f16(x)),
+            4 => x as f32 as f64,
+            _ => x,
+        }
+    }
+
+    fn write_float(self, x: f64, out: &mut Vec<u8>) {
+        let bits = match self.size {
+            2 => f64_to_f16(x) as u64,
+            4 => (x as f32).to_bits() as u64,
+            _ => x.to_bits(),
+        };
+        self.put_bits(bits, out)
+    }
+
+    /// `a + b` (or `a - b`) in this float type: exact in a double for
+    /// float16 and float32 operands, then rounded once.
+    fn add(self, a: f64, b: f64) -> f64 {
+        match self.size {
+            4 => (a as f32 + b as f32) as f64,
+            8 => a + b,
+            _ => self.round(a + b),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    dtype: Elem,
+    astype: Elem,
+}
+
+fn kind_of(dtype: DataType) -> Option<(Kind, usize)> {
+    let kind = match dtype {
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => Kind::Int,
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => Kind::UInt,
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => Kind::Float,
+        _ => return None,
+    };
+    Some((kind, dtype.size()))
+}
+
+impl Delta {
+    /// The codec of an array of `array_dtype`, whose elements `dtype` must describe.
+    pub fn from_config(config: &Map<String, Value>, array_dtype: DataType) -> Result<Delta> {
+        let text = |member: &str| -> Result<Option<&str>> {
+            match config.get(member) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(v) => Err(ZarrError::Metadata(format!(
+                    "codec 'numcodecs.delta': {member} must be a type string, not {v}"
+                ))),
+            }
+        };
+        let dtype_str = text("dtype")?.ok_or_else(|| {
+            ZarrError::Metadata("codec 'numcodecs.delta': configuration has no 'dtype'".into())
+        })?;
+        let dtype = Elem::parse(dtype_str, "dtype")?;
+        let astype = match text("astype")? {
+            Some(s) => Elem::parse(s, "astype")?,
+            None => dtype,
+        };
+        if (dtype.kind == Kind::Float) != (astype.kind == Kind::Float) {
+            return Err(ZarrError::Unsupported(format!(
+                "codec 'numcodecs.delta' from {} to {} (between integers and floats) is not supported",
+                dtype.typestr(),
+                astype.typestr()
+            )));
+        }
+        if kind_of(array_dtype) != Some((dtype.kind, dtype.size)) {
+            return Err(ZarrError::Unsupported(format!(
+                "codec 'numcodecs.delta' with dtype {} on an array of {} is not supported",
+                dtype.typestr(),
+                array_dtype.name()
+            )));
+        }
+        Ok(Delta { dtype, astype })
+    }
+
+    fn check_len(len: usize, e: Elem, what: &str) -> Result<usize> {
+        if len % e.size != 0 {
+            return Err(ZarrError::Codec(format!(
+                "delta: {len} {what} bytes are not a whole number of {} elements",
+                e.typestr()
+            )));
+        }
+        Ok(len / e.size)
+    }
+}
+
+impl BytesToBytes for Delta {
+    fn name(&self) -> &'static str {
+        "numcodecs.delta"
+    }
+
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+        let (d, a) = (self.dtype, self.astype);
+        let n = Delta::check_len(input.len(), d, "input")?;
+        let mut out = Vec::with_capacity(n * a.size);
+        let elems = input.chunks_exact(d.size);
+        if d.kind == Kind::Float {
+            let mut prev = None;
+            for b in elems {
+                let x = d.read_float(b);
+                let diff = match prev {
+                    None => x,
+                    Some(p) => d.add(x, -p),
+                };
+                a.write_float(diff, &mut out);
+                prev = Some(x);
+            }
+        } else {
+            let mut prev = None;
+            for b in elems {
+                let x = d.read_int(b);
+                let diff = match prev {
+                    None => {
+                        // NumPy refuses to store an out-of-range first value.
+                        if a.wrap(x) != x {
+                            return Err(ZarrError::Codec(format!(
+                                "delta: the first value {x} does not fit in {}",
+                                a.typestr()
+                            )));
+                        }
+                        x
+                    }
+                    Some(p) => d.wrap(x - p),
+                };
+                a.write_int(diff, &mut out);
+                prev = Some(x);
+            }
+        }
+        Ok(out)
+    }
+
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        _ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let (d, a) = (self.dtype, self.astype);
+        let n = Delta::check_len(input.len(), a, "encoded")?;
+        if let Some(len) = decoded_len {
+            if len != n * d.size {
+                return Err(ZarrError::Codec(format!(
+                    "delta: {n} encoded {} elements give {} bytes, expected {len}",
+                    a.typestr(),
+                    n * d.size
+                )));
+            }
+        }
+        // Fast path for the common case: the same integer type, little-endian.
+        if d == a && d.kind != Kind::Float && !d.big && d.size == 4 {
+            let mut out = input;
+            let mut acc = 0u32;
+            for c in out.chunks_exact_mut(4) {
+                acc = acc.wrapping_add(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                c.copy_from_slice(&acc.to_le_bytes());
+            }
+            return Ok(out);
+        }
+        let mut out = Vec::with_capacity(n * d.size);
+        let elems = input.chunks_exact(a.size);
+        if d.kind == Kind::Float {
+            let mut acc: Option<f64> = None;
+            for b in elems {
+                let x = d.round(a.read_float(b));
+                let v = match acc {
+                    None => x,
+                    Some(p) => d.add(p, x),
+                };
+                d.write_float(v, &mut out);
+                acc = Some(v);
+            }
+        } else {
+            let mut acc = 0i128;
+            for b in elems {
+                acc = d.wrap(acc + a.read_int(b));
+                d.write_int(acc, &mut out);
+            }
+        }
+        Ok(out)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"name": "numcodecs.delta", "configuration": {
+            "dtype": self.dtype.typestr(), "astype": self.astype.typestr()}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Warnings;
+    use super::*;
+
+    fn ctx(w: &Warnings) -> CodecContext<'_> {
+        CodecContext {
+            strict_checksums: false,
+            warnings: w,
+            what: "test chunk",
+        }
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn delta(dtype: &str, astype: &str, array: DataType) -> Delta {
+        let cfg = json!({"dtype": dtype, "astype": astype});
+        Delta::from_config(cfg.as_object().unwrap(), array).unwrap()
+    }
+
+    /// (dtype, astype, array type, input, encoded, decoded) from numcodecs
+    /// 0.16 with NumPy 2: `Delta(dtype, astype).encode(input)` and the
+    /// decode of that.
+    const VECTORS: [(&str, &str, DataType, &str, &str, &str); 8] = [
+        (
+            "<i4",
+            "<i4",
+            DataType::Int32,
+            "010000000500000003000000ffffff7f0000008000000000",
+            "0100000004000000fefffffffcffff7f0100000000000080",
+            "010000000500000003000000ffffff7f0000008000000000",
+        ),
+        (
+            "<i4",
+            "<i1",
+            DataType::Int32,
+            "010000000500000003000000ffffff7f0000008000000000",
+            "0104fefc0100",
+            "010000000500000003000000ffffffff0000000000000000",
+        ),
+        (
+            ">i2",
+            ">i2",
+            DataType::Int16,
+            "000afffd7fff8000",
+            "000afff380020001",
+            "000afffd7fff8000",
+        ),
+        (
+            "<f8",
+            "<f4",
+            DataType::Float64,
+            "000000000000e03f000000000000d03f000000205fa0024200000000000008c0",
+            "0000003f000080bef9021550f90215d0",
+            "000000000000e03f000000000000d03f000002205fa00242000000000000d03f",
+        ),
+        ("|u1", "|u1", DataType::UInt8, "fa0307", "fa0904", "fa0307"),
+        (
+            "<u8",
+            "<u8",
+            DataType::UInt64,
+            "ffffffffffffffff00000000000000000500000000000000",
+            "ffffffffffffffff01000000000000000500000000000000",
+            "ffffffffffffffff00000000000000000500000000000000",
+        ),
+        (
+            ">f4",
+            ">f4",
+            DataType::Float32,
+            "3fc00000c01000007149f2ca3dcccccd",
+            "3fc00000c07000007149f2caf149f2ca",
+            "3fc00000c01000007149f2ca00000000",
+        ),
+        (
+            "<f2",
+            "<f2",
+            DataType::Float16,
+            "003e80c04056662e",
+            "003e80c364563ed6",
+            "003e80c040560030",
+        ),
+    ];
+
+    #[test]
+    fn delta_matches_numcodecs() {
+        let w = Warnings::default();
+        for (dt, at, array, input, encoded, decoded) in VECTORS {
+            let c = delta(dt, at, array);
+            let (input, encoded, decoded) = (unhex(input), unhex(encoded), unhex(decoded));
+            assert_eq!(c.encode(input.clone()).unwrap(), encoded, "{dt} -> {at}");
+            assert_eq!(
+                c.decode(encoded.clone(), Some(decoded.len()), &ctx(&w))
+                    .unwrap(),
+                decoded,
+                "{dt} <- {at}"
+            );
+            assert_eq!(c.decode(encoded, None, &ctx(&w)).unwrap(), decoded);
+        }
+    }
+
+    #[test]
+    fn delta_round_trips_long_runs() {
+        let w = Warnings::default();
+        let c = delta("<i4", "<i4", DataType::Int32);
+        let data: Vec<u8> = (0..1000i32)
+            .flat_map(|i| (i * i - 7000).to_le_bytes())
+            .collect();
+        let enc = c.encode(data.clone()).unwrap();
+        assert_eq!(c.decode(enc, None, &ctx(&w)).unwrap(), data);
+        let c = delta(">i8", ">i8", DataType::Int64);
+        let data: Vec<u8> = [i64::MIN, i64::MAX, 0, -1, i64::MIN]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        let enc = c.encode(data.clone()).unwrap();
+        assert_eq!(c.decode(enc, None, &ctx(&w)).unwrap(), data);
+        assert!(c.encode(Vec::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn delta_refuses_bad_configs_and_lengths() {
+        let w = Warnings::default();
+        let cfg = |v: Value| v.as_object().unwrap().clone();
+        for (v, kind) in [
+            (json!({}), "metadata"),
+            (json!({"dtype": 4}), "metadata"),
+            (json!({"dtype": "<x4"}), "metadata"),
+            (json!({"dtype": "<i3"}), "metadata"),
+            (json!({"dtype": "i4"}), "metadata"),
+            (json!({"dtype": "<i4", "astype": "<f4"}), "unsupported"),
+            (json!({"dtype": "<i8"}), "unsupported"),
+            (json!({"dtype": "<c8"}), "unsupported"),
+        ] {
+            let e = Delta::from_config(&cfg(v.clone()), DataType::Int32).unwrap_err();
+            assert_eq!(e.kind(), kind, "{v}");
+            assert!(e.message().contains("delta"), "{}", e.message());
+        }
+        let c = delta("<i4", "<i2", DataType::Int32);
+        assert_eq!(
+            c.to_json(),
+            json!({"name": "numcodecs.delta", "configuration": {"dtype": "<i4", "astype": "<i2"}})
+        );
+        assert_eq!(c.encode(vec![0; 5]).unwrap_err().kind(), "codec");
+        assert_eq!(
+            c.decode(vec![0; 3], None, &ctx(&w)).unwrap_err().kind(),
+            "codec"
+        );
+        assert_eq!(
+            c.decode(vec![0; 4], Some(4), &ctx(&w))
+                .unwrap_err()
+                .kind(),
+            "codec"
+        );
+        // A first value that does not fit in astype.
+        let e = c.encode(100_000i32.to_le_bytes().to_vec()).unwrap_err();
+        assert!(e.message().contains("100000"), "{}", e.message());
+        // Bool arrays have no delta.
+        let e = Delta::from_config(&cfg(json!({"dtype": "|b1"})), DataType::Bool).unwrap_err();
+        assert_eq!(e.kind(), "unsupported");
+    }
+}

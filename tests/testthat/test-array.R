@@ -1,0 +1,549 @@
+# Reading and writing arrays through the engine: every data type, shapes
+# with edge chunks, partial writes, fill value chunks, NA semantics.
+
+all_types <- c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float16", "float32", "float64", "complex64", "complex128")
+
+bit64_types <- c("int64", "uint32", "uint64")
+
+# n values of type `type` with NA at every 5th position, as written, and
+# the values the array should read back.
+type_data <- function(type, n) {
+  k <- seq_len(n)
+  na_at <- k %% 5L == 3L
+  x <- switch(type,
+    bool = k %% 3L == 0L,
+    int8 = as.integer((k * 37L) %% 255L - 127L),
+    int16 = as.integer((k * 1237L) %% 65535L - 32767L),
+    int32 = as.integer(k * 104729L - 2000000000L),
+    uint8 = as.integer((k * 37L) %% 255L),
+    uint16 = as.integer((k * 1237L) %% 65535L),
+    int64 = bit64::as.integer64(k) * bit64::as.integer64(1000000007) - bit64::as.integer64("4611686018427387904"),
+    uint32 = bit64::as.integer64(k) * bit64::as.integer64(40000001),
+    uint64 = bit64::as.integer64(k) * bit64::as.integer64("100000000000007"),
+    float16 = (k - 20) / 4,
+    float32 = (k - 1000) / 8,
+    float64 = (k - 1000) / 7,
+    complex64 = complex(real = k / 4, imaginary = -k / 8),
+    complex128 = complex(real = k / 3, imaginary = -k / 7)
+  )
+  x[na_at] <- NA
+  expected <- x
+  if (type == "bool") expected[na_at] <- FALSE
+  list(write = x, read = expected)
+}
+
+new_array <- function(z, type, shape, chunks = NULL, name = "a", portable = FALSE) {
+  def <- define_array(type, shape)
+  if (!is.null(chunks)) def$chunk_shape <- chunks
+  if (portable) def$portable <- TRUE
+  z$add_array("/", name, def)
+}
+
+chunk_keys <- function(arr) {
+  keys <- arr$store$list_prefix(arr$prefix)
+  sort(keys[!endsWith(keys, "zarr.json")])
+}
+
+for (type in all_types) {
+  test_that(sprintf("a %s array round trips a 2-d matrix with NA and edge chunks", type), {
+    if (type %in% bit64_types) skip_if_not_installed("bit64")
+    z <- create_zarr()
+    arr <- new_array(z, type, c(7, 5), c(3, 2))
+    d <- type_data(type, 35)
+    x <- d$write
+    dim(x) <- c(7, 5)
+    arr$write(x)
+    expected <- d$read
+    dim(expected) <- c(7, 5)
+    expect_identical(arr$read(), expected)
+    expect_identical(arr[], expected)
+    if (type != "bool") expect_identical(length(chunk_keys(arr)), 9L)
+  })
+}
+
+for (type in all_types) {
+  test_that(sprintf("a %s array round trips through a local store and reopening", type), {
+    if (type %in% bit64_types) skip_if_not_installed("bit64")
+    path <- local_store_path()
+    z <- create_zarr(path)
+    arr <- new_array(z, type, 23, 10)
+    d <- type_data(type, 23)
+    arr$write(d$write)
+    expect_identical(open_zarr(path)[["/a"]]$read(), d$read)
+  })
+}
+
+test_that("NA is written as the fill value and read back as NA, for a non-default fill value", {
+  z <- create_zarr()
+  def <- define_array("int16", 6)
+  def$fill_value <- -9999
+  arr <- z$add_array("/", "a", def)
+  arr$write(c(1L, NA, 3L, -9999L, 5L, NA))
+  expect_identical(arr$read(), c(1L, NA, 3L, NA, 5L, NA))
+  # the stored bytes hold the fill value where NA was written
+  def2 <- define_array("int16", 6)
+  def2$fill_value <- -9999
+  def2$remove_codec("zstd")
+  raw_arr <- z$add_array("/", "b", def2)
+  raw_arr$write(c(1L, NA, 3L, 4L, 5L, 6L))
+  stored <- readBin(z$store$get("b/c/0"), "integer", n = 6, size = 2, endian = "little")
+  expect_identical(stored, c(1L, -9999L, 3L, 4L, 5L, 6L))
+})
+
+test_that("with a NaN fill every NaN reads as NA; with a numeric fill NaN stays NaN", {
+  z <- create_zarr()
+  a <- new_array(z, "float64", 4, name = "nanfill")
+  a$write(c(1, NaN, NA, 2))
+  expect_identical(a$read(), c(1, NA, NA, 2))
+  def <- define_array("float64", 4)
+  def$fill_value <- 0
+  b <- z$add_array("/", "zerofill", def)
+  b$write(c(1, NaN, NA, 0))
+  out <- b$read()
+  expect_true(is.nan(out[2]))
+  expect_identical(out[c(1, 3, 4)], c(1, NA, NA))
+})
+
+test_that("a bool array reads FALSE where NA was written", {
+  z <- create_zarr()
+  arr <- new_array(z, "bool", 4)
+  arr$write(c(TRUE, NA, FALSE, TRUE))
+  expect_identical(arr$read(), c(TRUE, FALSE, FALSE, TRUE))
+})
+
+test_that("a 0-d array stores one value under the key 'c'", {
+  for (type in c("int32", "float64", "bool", "complex128")) {
+    z <- create_zarr()
+    arr <- new_array(z, type, integer(0))
+    expect_identical(arr$shape, numeric(0))
+    expect_null(dim(arr))
+    val <- switch(type, int32 = 42L, float64 = 3.5, bool = TRUE, complex128 = 1 - 1i)
+    arr$write(val)
+    expect_identical(arr$read(), val, info = type)
+    expect_identical(chunk_keys(arr), "a/c", info = type)
+  }
+})
+
+test_that("a 0-d array reads NA before anything is written", {
+  z <- create_zarr()
+  arr <- new_array(z, "float64", integer(0))
+  expect_identical(arr$read(), NA_real_)
+})
+
+test_that("a 1-d array with an edge chunk round trips and reads as a plain vector", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", 250)
+  x <- c(seq_len(249), NA)
+  arr$write(x)
+  expect_identical(arr$read(), x)
+  expect_null(dim(arr$read()))
+  expect_identical(chunk_keys(arr), c("a/c/0", "a/c/1", "a/c/2"))
+  expect_identical(arr$read(list(95:105)), x[95:105])
+})
+
+test_that("a 4-d array with edge chunks along every dimension round trips", {
+  for (portable in c(FALSE, TRUE)) {
+    z <- create_zarr()
+    arr <- new_array(z, "float64", c(5, 4, 3, 6), c(2, 3, 2, 4), portable = portable)
+    x <- array(seq_len(360) / 3, c(5, 4, 3, 6))
+    x[2, 3, 1, 5] <- NA
+    arr$write(x)
+    expect_identical(arr$read(), x, info = portable)
+    expect_length(chunk_keys(arr), 3L * 2L * 2L * 2L)
+    sel <- list(2:5, 3:4, 1:2, c(1, 5, 6))
+    expect_identical(arr$read(sel), x[2:5, 3:4, 1:2, c(1, 5, 6), drop = FALSE], info = portable)
+  }
+})
+
+test_that("a 3-d array keeps R's order: arr element [i, j, k] is the R element [i, j, k]", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(3, 4, 5), c(2, 3, 2))
+  x <- array(seq_len(60), c(3, 4, 5))
+  arr$write(x)
+  expect_identical(arr$read(list(3, 2, 5)), x[3, 2, 5, drop = FALSE])
+  expect_identical(arr$read(list(NULL, 4, NULL)), x[, 4, , drop = FALSE])
+})
+
+test_that("read() with a selection returns that block, in the selection's order", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(10, 8), c(3, 3))
+  x <- matrix(1:80, 10, 8)
+  arr$write(x)
+  expect_identical(arr$read(list(2:4, 5:8)), x[2:4, 5:8])
+  expect_identical(arr$read(list(c(10, 1, 5), NULL)), x[c(10, 1, 5), ])
+  expect_identical(arr$read(list(c(2, 2, 2), 1)), x[c(2, 2, 2), 1, drop = FALSE])
+})
+
+test_that("a partial write keeps the rest of the chunk", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(6, 6), c(4, 4))
+  x <- matrix(1:36, 6, 6)
+  arr$write(x)
+  arr$write(matrix(-1L, 2, 3), list(2:3, 3:5))
+  x[2:3, 3:5] <- -1L
+  expect_identical(arr$read(), x)
+  # scattered indices in one chunk
+  arr$write(c(100L, 200L), list(c(1, 4), 1))
+  x[c(1, 4), 1] <- c(100L, 200L)
+  expect_identical(arr$read(), x)
+})
+
+test_that("random block and scattered writes keep every element in place, in R and C order", {
+  withr::local_seed(42)
+  shape <- c(7, 6, 5)
+  for (portable in c(FALSE, TRUE)) {
+    for (type in c("int16", "float32", "complex64", "bool")) {
+      z <- create_zarr()
+      arr <- new_array(z, type, shape, c(3, 4, 2), portable = portable)
+      x <- array(type_data(type, prod(shape))$read, shape)
+      arr$write(x)
+      for (k in 1:20) {
+        sel <- lapply(shape, function(n) unique(sample(n, sample(n, 1))))
+        if (k %% 2 == 1) sel <- lapply(sel, sort)
+        v <- x[sel[[1]], sel[[2]], sel[[3]], drop = FALSE]
+        v[] <- v[rev(seq_along(v))]
+        arr$write(v, sel)
+        x[sel[[1]], sel[[2]], sel[[3]]] <- v
+        expect_identical(arr$read(sel), v, info = paste(type, portable, k))
+      }
+      expect_identical(arr$read(), x, info = paste(type, portable))
+    }
+  }
+})
+
+test_that("a partial write into a missing chunk fills the rest of it with NA", {
+  z <- create_zarr()
+  arr <- new_array(z, "float64", c(4, 4), c(4, 4))
+  arr$write(7.5, list(2, 3))
+  expected <- matrix(NA_real_, 4, 4)
+  expected[2, 3] <- 7.5
+  expect_identical(arr$read(), expected)
+})
+
+test_that("a chunk whose elements all equal the fill value is not stored", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(4, 4), c(2, 2))
+  x <- matrix(NA_integer_, 4, 4)
+  x[1, 1] <- 1L # only chunk (0, 0) holds data
+  arr$write(x)
+  expect_identical(chunk_keys(arr), "a/c/0/0")
+  expect_identical(arr$read(), x)
+  # a non-default fill value: writing it explicitly stores nothing either
+  def <- define_array("float32", c(4, 4))
+  def$chunk_shape <- c(2, 2)
+  def$fill_value <- 0
+  b <- z$add_array("/", "b", def)
+  b$write(matrix(c(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5), 4, 4))
+  expect_identical(chunk_keys(b), "b/c/1/1")
+})
+
+test_that("an existing chunk is erased when overwritten with NA", {
+  for (make in list(function(e) create_zarr(), function(e) create_zarr(local_store_path(e)))) {
+    z <- make(environment())
+    arr <- new_array(z, "int16", c(4, 4), c(2, 2))
+    arr$write(matrix(1:16, 4, 4))
+    expect_length(chunk_keys(arr), 4L)
+    arr$write(matrix(NA_integer_, 2, 2), list(3:4, 1:2))
+    expect_identical(chunk_keys(arr), c("a/c/0/0", "a/c/0/1", "a/c/1/1"))
+    arr[1:2, 1:2] <- NA
+    expect_identical(chunk_keys(arr), c("a/c/0/1", "a/c/1/1"))
+    expected <- matrix(1:16, 4, 4)
+    expected[, 1:2] <- NA
+    expect_identical(arr$read(), expected)
+  }
+})
+
+test_that("a chunk made all-fill by a partial write is erased", {
+  z <- create_zarr()
+  arr <- new_array(z, "float64", 6, 3)
+  arr$write(c(1, NA, NA, 4, 5, 6))
+  expect_identical(chunk_keys(arr), c("a/c/0", "a/c/1"))
+  arr$write(NA_real_, list(1))
+  expect_identical(chunk_keys(arr), "a/c/1")
+  expect_identical(arr$read(), c(NA, NA, NA, 4, 5, 6))
+})
+
+test_that("missing chunks read as NA", {
+  for (type in setdiff(all_types, "bool")) {
+    if (type %in% bit64_types && !requireNamespace("bit64", quietly = TRUE)) next
+    z <- create_zarr()
+    arr <- tryCatch(new_array(z, type, c(3, 4), c(2, 2)), zarr_error = function(e) NULL)
+    if (is.null(arr)) {
+      fail(sprintf("could not create a %s array", type))
+      next
+    }
+    out <- arr$read()
+    expect_identical(dim(out), c(3L, 4L), info = type)
+    expect_true(all(is.na(out)), info = type)
+    expect_identical(chunk_keys(arr), character(0), info = type)
+  }
+})
+
+test_that("a missing bool chunk reads as the fill value FALSE (or TRUE)", {
+  z <- create_zarr()
+  arr <- new_array(z, "bool", 3)
+  expect_identical(arr$read(), c(FALSE, FALSE, FALSE))
+  def <- define_array("bool", 3)
+  def$fill_value <- TRUE
+  b <- z$add_array("/", "b", def)
+  expect_identical(b$read(), c(TRUE, TRUE, TRUE))
+})
+
+test_that("missing chunks read as NA next to stored ones", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(4, 4), c(2, 2))
+  arr$write(matrix(1:4, 2, 2), list(3:4, 3:4))
+  expected <- matrix(NA_integer_, 4, 4)
+  expected[3:4, 3:4] <- 1:4
+  expect_identical(arr$read(), expected)
+  # a chunk removed from the store reads as NA too
+  arr$store$erase("a/c/1/1")
+  expect_identical(arr$read(), matrix(NA_integer_, 4, 4))
+})
+
+test_that("portable = TRUE (C order) arrays read the same as default ones", {
+  for (type in c("int8", "int32", "float32", "float64", "complex128", "bool")) {
+    z <- create_zarr()
+    shape <- c(5, 7, 3)
+    a <- new_array(z, type, shape, c(2, 3, 2), name = "r_order")
+    b <- new_array(z, type, shape, c(2, 3, 2), name = "c_order", portable = TRUE)
+    expect_identical(vapply(b$codecs, function(c) c$name, ""), c("bytes", "zstd"))
+    d <- type_data(type, prod(shape))
+    x <- array(d$write, shape)
+    a$write(x)
+    b$write(x)
+    expect_identical(b$read(), a$read(), info = type)
+    expect_identical(b$read(), array(d$read, shape), info = type)
+    sel <- list(c(5, 1), 2:6, 3)
+    expect_identical(b$read(sel), a$read(sel), info = type)
+  }
+})
+
+test_that("portable arrays store chunks in C order", {
+  z <- create_zarr()
+  def <- define_array("int32", c(2, 3))
+  def$portable <- TRUE
+  def$remove_codec("zstd")
+  arr <- z$add_array("/", "a", def)
+  arr$write(matrix(1:6, 2, 3)) # rows (1, 3, 5) and (2, 4, 6)
+  stored <- readBin(z$store$get("a/c/0/0"), "integer", n = 6, size = 4, endian = "little")
+  expect_identical(stored, c(1L, 3L, 5L, 2L, 4L, 6L))
+  def2 <- define_array("int32", c(2, 3))
+  def2$remove_codec("zstd")
+  arr2 <- z$add_array("/", "b", def2)
+  arr2$write(matrix(1:6, 2, 3))
+  stored2 <- readBin(z$store$get("b/c/0/0"), "integer", n = 6, size = 4, endian = "little")
+  expect_identical(stored2, 1:6)
+})
+
+test_that("int64 extremes round trip", {
+  skip_if_not_installed("bit64")
+  i64 <- bit64::as.integer64
+  z <- create_zarr()
+  a <- new_array(z, "int64", 5)
+  x <- i64(c("-9223372036854775807", "-1", "0", "9223372036854775806", "9223372036854775807"))
+  a$write(x)
+  expect_identical(a$read(), x)
+  a$write(i64(c(NA, 1, 2, 3, 4)))
+  expect_identical(a$read(), i64(c(NA, 1, 2, 3, 4)))
+})
+
+test_that("uint64 values up to the int64 maximum round trip", {
+  skip_if_not_installed("bit64")
+  i64 <- bit64::as.integer64
+  z <- create_zarr()
+  u <- new_array(z, "uint64", 4)
+  y <- i64(c("0", "1", "9223372036854775807", NA))
+  u$write(y)
+  expect_identical(u$read(), y)
+})
+
+# A 64-bit integer array whose zarr.json is written by hand, with the fill
+# value as a JSON number as other Zarr tools write it.
+hand_made_array <- function(type, fill, n = 5, chunk = 2) {
+  s <- zarr_memorystore$new()
+  s$create_group("", "")
+  json <- sprintf(paste0(
+    '{"zarr_format":3,"node_type":"array","shape":[%d],"data_type":"%s",',
+    '"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[%d]}},',
+    '"chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},',
+    '"fill_value":%s,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"attributes":{}}'),
+    n, type, chunk, fill)
+  s$set("a/zarr.json", charToRaw(json))
+  zarr$new(s)[["/a"]]
+}
+
+test_that("int64 extremes round trip in an array made by another tool", {
+  skip_if_not_installed("bit64")
+  i64 <- bit64::as.integer64
+  a <- hand_made_array("int64", "-9223372036854775808")
+  x <- i64(c("-9223372036854775807", "-1", NA, "9223372036854775806", "9223372036854775807"))
+  a$write(x)
+  expect_identical(a$read(), x)
+  expect_identical(a$read(list(c(5, 1))), x[c(5, 1)])
+})
+
+test_that("uint64 values above the int64 maximum read as NA with a zarr_warning", {
+  skip_if_not_installed("bit64")
+  u <- hand_made_array("uint64", "18446744073709551615", n = 2, chunk = 2)
+  u$store$set("a/c/0", as.raw(c(rep(0xfe, 8), 5, rep(0, 7))))
+  expect_warning(out <- u$read(), class = "zarr_warning", regexp = "/a", fixed = TRUE)
+  expect_identical(out, bit64::as.integer64(c(NA, 5)))
+})
+
+test_that("uint32 extremes round trip as integer64", {
+  skip_if_not_installed("bit64")
+  i64 <- bit64::as.integer64
+  z <- create_zarr()
+  u32 <- new_array(z, "uint32", 4)
+  w <- i64(c(0, 2147483648, 4294967294, NA))
+  u32$write(w)
+  expect_identical(u32$read(), w)
+  # plain doubles are accepted too
+  u32$write(c(0, 2147483648, 4294967294, NA))
+  expect_identical(u32$read(), w)
+})
+
+test_that("writing whole doubles into an int32 array works", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(2, 3))
+  arr$write(matrix(c(1, 2, -3, 2147483647, -2147483647, NA), 2, 3))
+  expect_identical(arr$read(), matrix(c(1L, 2L, -3L, 2147483647L, -2147483647L, NA), 2, 3))
+  arr[1, 1] <- 10
+  expect_identical(arr[1, 1], 10L)
+})
+
+test_that("writing integers and logicals into float and integer arrays converts them", {
+  z <- create_zarr()
+  f <- new_array(z, "float64", 3, name = "f")
+  f$write(1:3)
+  expect_identical(f$read(), c(1, 2, 3))
+  i <- new_array(z, "int8", 3, name = "i")
+  i$write(c(TRUE, FALSE, NA))
+  expect_identical(i$read(), c(1L, 0L, NA))
+  b <- new_array(z, "bool", 3, name = "b")
+  b$write(c(0L, 1L, 2L))
+  expect_identical(b$read(), c(FALSE, TRUE, TRUE))
+})
+
+test_that("zarr_num_threads() follows the option, then the environment variable", {
+  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = NA, ZARR_NUM_THREADS = NA)
+  withr::local_options(zarr.num_threads = 3)
+  expect_identical(zarr_num_threads(), 3L)
+  withr::local_options(zarr.num_threads = NULL)
+  withr::local_envvar(ZARR_NUM_THREADS = "2")
+  expect_identical(zarr_num_threads(), 2L)
+  withr::local_envvar(ZARR_NUM_THREADS = NA)
+  n <- zarr_num_threads()
+  expect_type(n, "integer")
+  expect_gte(n, 1L)
+  withr::local_options(zarr.num_threads = 0)
+  expect_gte(zarr_num_threads(), 1L)
+})
+
+test_that("zarr_num_threads() is capped at 2 when _R_CHECK_LIMIT_CORES_ is set", {
+  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = "TRUE")
+  withr::local_options(zarr.num_threads = 8)
+  expect_identical(zarr_num_threads(), 2L)
+})
+
+test_that("reads and writes give identical results with 1 and 2 threads", {
+  x <- array(seq_len(40 * 30 * 6) / 11, c(40, 30, 6))
+  x[sample(length(x), 50)] <- NA
+  results <- list()
+  for (n in 1:2) {
+    withr::local_options(zarr.num_threads = n)
+    z <- create_zarr()
+    arr <- new_array(z, "float64", dim(x), c(7, 8, 4))
+    arr$write(x)
+    arr$write(array(-1, c(3, 3, 2)), list(5:7, 10:12, 3:4))
+    results[[n]] <- list(all = arr$read(), part = arr$read(list(c(40, 1, 20), 2:29, NULL)),
+                         keys = chunk_keys(arr))
+  }
+  expect_identical(results[[1]], results[[2]])
+  expected <- x
+  expected[5:7, 10:12, 3:4] <- -1
+  expect_identical(results[[1]]$all, expected)
+})
+
+test_that("parallel writes to a local store leave exactly one file per stored chunk", {
+  withr::local_options(zarr.num_threads = 4)
+  path <- local_store_path()
+  z <- create_zarr(path)
+  arr <- new_array(z, "int32", c(50, 50), c(10, 10))
+  arr$write(matrix(1:2500, 50))
+  arr$write(matrix(1L, 50, 50))
+  arr[1:10, 1:10] <- NA
+  files <- list.files(path, recursive = TRUE, all.files = TRUE)
+  chunks <- setdiff(files, c("zarr.json", "a/zarr.json"))
+  expect_length(chunks, 24L)
+  expect_setequal(chunks, chunk_keys(arr))
+  expect_false(file.exists(file.path(path, "a", "c", "0", "0")))
+})
+
+test_that("an array opened twice sees the other handle's writes", {
+  path <- local_store_path()
+  z <- create_zarr(path)
+  arr <- new_array(z, "int32", 5)
+  arr$write(1:5)
+  other <- open_zarr(path)[["/a"]]
+  expect_identical(other$read(), 1:5)
+  other[2] <- 20L
+  expect_identical(arr$read(), c(1L, 20L, 3L, 4L, 5L))
+})
+
+test_that("arrays with the gzip, blosc and crc32c codecs round trip", {
+  codec_sets <- list(gzip = list("gzip"), blosc = list("blosc"), crc32c = list("zstd", "crc32c"),
+                     none = list())
+  for (nm in names(codec_sets)) {
+    z <- create_zarr()
+    def <- define_array("float32", c(9, 11))
+    def$chunk_shape <- c(4, 4)
+    def$remove_codec("zstd")
+    for (cd in codec_sets[[nm]]) def$add_codec(cd, NULL)
+    arr <- z$add_array("/", "a", def)
+    x <- matrix(seq_len(99) / 4, 9, 11)
+    x[3, 3] <- NA
+    arr$write(x)
+    expect_identical(arr$read(), x, info = nm)
+  }
+})
+
+test_that("the chunk grid attached to an array reads and writes between corners", {
+  z <- create_zarr()
+  arr <- new_array(z, "int32", c(6, 5), c(4, 2))
+  x <- matrix(1:30, 6, 5)
+  arr$write(x)
+  g <- arr$chunking
+  expect_identical(g$chunk_grid, c(2, 3))
+  expect_identical(g$read(c(2, 2), c(4, 3)), x[2:4, 2:3])
+  g$write(matrix(0L, 2, 2), c(5, 4), c(6, 5))
+  x[5:6, 4:5] <- 0L
+  expect_identical(arr$read(), x)
+})
+
+test_that("an array reports its shape, chunking, separator and prefix", {
+  z <- create_zarr()
+  g <- z$add_group("/", "grp")
+  arr <- g$add_array("a", define_array("uint8", c(300, 2)))
+  expect_identical(arr$shape, c(300, 2))
+  expect_identical(arr$chunking$chunk_shape, c(100, 2))
+  expect_identical(arr$chunk_separator, "/")
+  expect_identical(arr$path, "/grp/a")
+  expect_identical(arr$prefix, "grp/a/")
+  expect_identical(dim(arr), c(300L, 2L))
+})
+
+test_that("print() of an array shows its shape, type, chunks and codecs", {
+  z <- create_zarr()
+  arr <- new_array(z, "int16", c(30, 20), c(10, 10))
+  arr$write(matrix(1:600, 30, 20))
+  arr$set_attribute("units", "K")
+  expect_output(print(arr), "30 x 20")
+  expect_output(print(arr), "int16")
+  expect_output(print(arr), "6 chunks")
+  expect_output(print(arr), "transpose, bytes, zstd")
+  expect_output(print(arr), "units")
+  expect_output(print(new_array(z, "float64", integer(0), name = "s")), "scalar")
+})
