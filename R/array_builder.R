@@ -306,14 +306,17 @@ builder_print <- function(self, private) {
   if (is.null(private$.data_type)) {
     cat("data type  : (not set)\n")
   } else {
-    cat("data type  :", private$.data_type$data_type, "\n")
-    cat("fill value :", format_fill(private$.data_type$fill_value), "\n")
+    cat("data type  : ", private$.data_type$data_type, "\n", sep = "")
+    cat("fill value : ", format_fill(private$.data_type$fill_value), "\n", sep = "")
   }
-  cat("shape      :", if (is.null(private$.shape)) "(not set)" else paste(private$.shape, collapse = " x "), "\n")
-  if (!is.null(private$.chunk_shape)) cat("chunks     :", paste(private$.chunk_shape, collapse = " x "), "\n")
+  shape <- if (is.null(private$.shape)) "(not set)" else paste(private$.shape, collapse = " x ")
+  cat("shape      : ", shape, "\n", sep = "")
+  if (!is.null(private$.chunk_shape)) {
+    cat("chunks     : ", paste(private$.chunk_shape, collapse = " x "), "\n", sep = "")
+  }
   codecs <- if (length(private$.codecs)) paste(codec_names(private$.codecs), collapse = ", ") else "(none)"
-  cat("codecs     :", codecs, "\n")
-  cat("valid      :", self$is_valid(), "\n")
+  cat("codecs     : ", codecs, "\n", sep = "")
+  cat("valid      : ", self$is_valid(), "\n", sep = "")
   invisible(self)
 }
 

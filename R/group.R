@@ -122,8 +122,11 @@ zarr_group <- R6::R6Class("zarr_group",
 # Children found by listing the store below the group's prefix.
 group_find_children <- function(group) {
   store <- group$store
-  entries <- store$list_dir(group$prefix)
-  subs <- sort(sub("/$", "", entries[endsWith(entries, "/")]))
+  subs <- tryCatch(store_child_paths(store, group$prefix), zarr_error_unsupported = function(e) {
+    # A store that cannot list (HTTP) and has no consolidated metadata.
+    zarr_warn(sprintf("the children of group '%s' cannot be found: %s", group$path, conditionMessage(e)))
+    character(0)
+  })
   out <- list()
   for (s in subs) {
     name <- sub(".*/", "", s)

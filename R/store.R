@@ -156,7 +156,8 @@ zarr_store <- R6::R6Class("zarr_store",
   ),
   private = list(
     handle = NULL,
-    .version = 3L
+    .version = 3L,
+    .consolidated = NULL
   )
 )
 
@@ -312,13 +313,41 @@ to_json <- function(x, pretty = TRUE) {
                    json_verbatim = TRUE)
 }
 
+store_private <- function(store) store$.__enclos_env__$private
+
+# The metadata of the node at `prefix`. The root's zarr.json may hold
+# consolidated metadata (the documents of every node below it): then those
+# are taken from it and the store is neither read nor listed again.
 store_get_metadata <- function(self, prefix) {
+  path <- node_key_path(prefix)
+  cons <- store_private(self)$.consolidated
+  if (nzchar(path) && !is.null(cons[[path]])) return(cons[[path]])
   key <- metadata_key(prefix)
   raw <- self$get(key)
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
-  parse_json(with_context(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)), sprintf("'%s'", key)))
+  meta <- parse_json(with_context(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)), sprintf("'%s'", key)))
+  if (!nzchar(path)) {
+    entries <- meta$consolidated_metadata$metadata
+    priv <- store_private(self)
+    priv$.consolidated <- if (is.list(entries)) entries else NULL
+  }
+  meta
+}
+
+# The paths of the nodes directly below `prefix`: from consolidated
+# metadata when the store has it, otherwise by listing.
+store_child_paths <- function(store, prefix) {
+  cons <- store_private(store)$.consolidated
+  parent <- node_key_path(prefix)
+  if (!is.null(cons)) {
+    paths <- names(cons)
+    parents <- ifelse(grepl("/", paths, fixed = TRUE), sub("/[^/]*$", "", paths), "")
+    return(sort(paths[parents == parent]))
+  }
+  entries <- store$list_dir(as_prefix(prefix))
+  sort(sub("/$", "", entries[endsWith(entries, "/")]))
 }
 
 # Validate a metadata list (or array_builder) with the engine and return the
@@ -332,6 +361,12 @@ metadata_json <- function(metadata) {
 store_set_metadata <- function(self, prefix, metadata) {
   txt <- metadata_json(metadata)
   self$set(metadata_key(prefix), charToRaw(enc2utf8(txt)))
+  # Keep the consolidated view of this session in step with the store.
+  path <- node_key_path(prefix)
+  if (nzchar(path) && !is.null(store_private(self)$.consolidated)) {
+    priv <- store_private(self)
+    priv$.consolidated[[path]] <- parse_json(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)))
+  }
   invisible(self)
 }
 

@@ -63,6 +63,13 @@ zarr <- R6::R6Class("zarr",
     #'   everything in it.
     #' @return Self, invisibly.
     delete_group = function(path, recursive = FALSE) zarr_delete_group(self, private, path, recursive),
+    #' @description Write consolidated metadata: the metadata documents of
+    #'   every group and array, in the root group's zarr.json (as
+    #'   zarr-python does), so that readers open the hierarchy with one read
+    #'   and no listing (which HTTP stores cannot do). Later changes to the
+    #'   hierarchy are not in it until it is written again.
+    #' @return Self, invisibly.
+    consolidate = function() zarr_consolidate(self),
     #' @description Delete an array. Deleting a root array leaves an empty
     #'   root group.
     #' @param path The path of the array.
@@ -94,6 +101,30 @@ zarr <- R6::R6Class("zarr",
     set_root = function(node) private$.root <- node
   )
 )
+
+zarr_consolidate <- function(self) {
+  root <- self$root
+  if (!inherits(root, "zarr_group")) zarr_abort("argument", "only a hierarchy with a root group can be consolidated")
+  entries <- list()
+  walk <- function(g) {
+    for (ch in g$children) {
+      meta <- ch$metadata
+      meta$consolidated_metadata <- NULL
+      entries[[node_key_path(ch$path)]] <<- meta
+      if (inherits(ch, "zarr_group")) walk(ch)
+    }
+  }
+  walk(root)
+  meta <- root$metadata
+  if (!length(entries)) entries <- structure(list(), names = character(0))
+  meta$consolidated_metadata <- list(kind = "inline", must_understand = FALSE, metadata = entries)
+  root$metadata <- meta
+  root$save()
+  priv <- store_private(self$store)
+  priv$.consolidated <- NULL
+  self$store$get_metadata("")
+  invisible(self)
+}
 
 zarr_delete_group <- function(self, private, path, recursive) {
   check_flag(recursive, "recursive")

@@ -1,5 +1,7 @@
 # `make test`: the testthat suite against the installed package.
 library(testthat)
+# Snapshot tests run here (they skip "on CRAN").
+Sys.setenv(NOT_CRAN = "true")
 library(zarr)
 res <- test_dir("tests/testthat", package = "zarr", load_package = "installed",
                 reporter = ProgressReporter$new(show_praise = FALSE), stop_on_failure = FALSE)

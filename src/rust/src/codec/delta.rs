@@ -212,6 +212,8 @@ impl Delta {
         Ok(Delta { dtype, astype })
     }
 
+    // `%` rather than is_multiple_of (Rust 1.87) keeps older toolchains working.
+    #[allow(clippy::manual_is_multiple_of)]
     fn check_len(len: usize, e: Elem, what: &str) -> Result<usize> {
         if len % e.size != 0 {
             return Err(ZarrError::Codec(format!(
@@ -234,7 +236,7 @@ impl BytesToBytes for Delta {
         let mut out = Vec::with_capacity(n * a.size);
         let elems = input.chunks_exact(d.size);
         if d.kind == Kind::Float {
-            let mut prev = None;
+            let mut prev: Option<f64> = None;
             for b in elems {
                 let x = d.read_float(b);
                 let diff = match prev {
@@ -477,9 +479,7 @@ mod tests {
             "codec"
         );
         assert_eq!(
-            c.decode(vec![0; 4], Some(4), &ctx(&w))
-                .unwrap_err()
-                .kind(),
+            c.decode(vec![0; 4], Some(4), &ctx(&w)).unwrap_err().kind(),
             "codec"
         );
         // A first value that does not fit in astype.

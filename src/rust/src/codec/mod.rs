@@ -13,10 +13,13 @@ use std::sync::Mutex;
 pub mod blosc;
 pub mod bytes;
 pub mod crc32c;
+pub mod delta;
 pub mod gzip;
+pub mod numcodecs;
 pub mod sharding;
 pub mod transpose;
 pub mod vlen;
+pub mod zlib;
 pub mod zstd;
 
 pub use bytes::Endian;
@@ -118,6 +121,11 @@ fn bytes_to_bytes(
         "zstd" => Box::new(zstd::Zstd::from_config(config)?),
         "blosc" => Box::new(blosc::Blosc::from_config(config, dtype)?),
         "crc32c" => Box::new(crc32c::Crc32c::from_config(config)?),
+        // numcodecs codecs of Zarr v2 arrays (see metadata::v2).
+        "numcodecs.zlib" => Box::new(zlib::Zlib::from_config(config)?),
+        "numcodecs.lz4" => Box::new(numcodecs::Lz4::from_config(config)?),
+        "numcodecs.bz2" => Box::new(numcodecs::Bz2::from_config(config)?),
+        "numcodecs.delta" => Box::new(delta::Delta::from_config(config, dtype)?),
         _ => return Ok(None),
     }))
 }

@@ -149,10 +149,7 @@ impl BytesToBytes for Bz2 {
         let res = match decoded_len {
             Some(n) => {
                 let mut out = Vec::with_capacity(n);
-                reader
-                    .take(n as u64 + 1)
-                    .read_to_end(&mut out)
-                    .map(|_| out)
+                reader.take(n as u64 + 1).read_to_end(&mut out).map(|_| out)
             }
             None => {
                 let mut out = Vec::with_capacity(input.len().saturating_mul(4));

@@ -21,7 +21,11 @@ pub struct Zlib {
 
 impl Zlib {
     pub fn from_config(config: &Map<String, Value>) -> Result<Zlib> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'numcodecs.zlib': {why}")));
+        let bad = |why: String| {
+            Err(ZarrError::Metadata(format!(
+                "codec 'numcodecs.zlib': {why}"
+            )))
+        };
         match config.get("level") {
             None | Some(Value::Null) => {
                 bad("configuration has no 'level' (an integer -1 to 9)".into())
@@ -60,10 +64,8 @@ impl BytesToBytes for Zlib {
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
         let fail = |e: std::io::Error| ZarrError::Codec(format!("zlib: compression failed: {e}"));
-        let mut enc = ZlibEncoder::new(
-            Vec::with_capacity(input.len() / 2 + 64),
-            self.compression(),
-        );
+        let mut enc =
+            ZlibEncoder::new(Vec::with_capacity(input.len() / 2 + 64), self.compression());
         enc.write_all(&input).map_err(fail)?;
         enc.finish().map_err(fail)
     }
@@ -85,10 +87,7 @@ impl BytesToBytes for Zlib {
             // Never inflate past one byte more than expected.
             Some(n) => {
                 let mut out = Vec::with_capacity(n);
-                reader
-                    .take(n as u64 + 1)
-                    .read_to_end(&mut out)
-                    .map(|_| out)
+                reader.take(n as u64 + 1).read_to_end(&mut out).map(|_| out)
             }
             None => {
                 let mut out = Vec::with_capacity(input.len().saturating_mul(4));

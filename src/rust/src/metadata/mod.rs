@@ -8,6 +8,7 @@ use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
 use serde_json::{json, Map, Value};
 
+pub mod v2;
 pub mod v3;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

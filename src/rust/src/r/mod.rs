@@ -226,7 +226,7 @@ fn rz_store_info(h: Robj) -> Robj {
 #[extendr]
 fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
     guard(|| {
-        let node = v3::parse(json.as_bytes())?;
+        let (node, doc) = v3::canonical(json.as_bytes(), for_r)?;
         if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
             crate::codec::CodecChain::from_json(
                 &m.codecs,
@@ -234,14 +234,6 @@ fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
                 &m.fill_value.bytes,
                 m.shape.len(),
             )?;
-        }
-        let mut doc = v3::to_json(&node);
-        if let (true, NodeMetadata::Array(m)) = (for_r, &node) {
-            if matches!(m.data_type, DataType::Int64 | DataType::UInt64) {
-                if let Some(f) = doc.get_mut("fill_value") {
-                    *f = serde_json::Value::String(f.to_string());
-                }
-            }
         }
         Ok(serde_json::to_string_pretty(&doc)
             .map_err(ZarrError::from)?
