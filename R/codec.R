@@ -205,12 +205,15 @@ zarr_codec_crc32c <- R6::R6Class("zarr_codec_crc32c",
   )
 )
 
-blosc_setter <- function(field, check) {
-  function(value) {
-    if (missing(value)) return(private$.config[[field]])
-    private$.config[[field]] <- check(value)
-  }
+# Set or get one blosc parameter (R6 rebinds the environment of active
+# bindings, so they call this rather than being made by a closure).
+blosc_field <- function(private, field, value, check) {
+  if (missing(value)) return(private$.config[[field]])
+  private$.config[[field]] <- check(value)
 }
+
+blosc_cnames <- c("blosclz", "lz4", "lz4hc", "zstd", "zlib")
+blosc_shuffles <- c("noshuffle", "shuffle", "bitshuffle")
 
 check_choice <- function(value, choices, what) {
   if (!is.character(value) || length(value) != 1L || !value %in% choices) {
@@ -250,9 +253,9 @@ zarr_codec_blosc <- R6::R6Class("zarr_codec_blosc",
     initialize = function(data_type, configuration = NULL) {
       dt <- if (inherits(data_type, "zarr_data_type")) data_type$data_type else check_data_type(data_type)
       cfg <- default_codec_configuration("blosc", configuration, dt, 1L)
-      cfg$cname <- check_choice(cfg$cname, c("blosclz", "lz4", "lz4hc", "zstd", "zlib"), "cname")
+      cfg$cname <- check_choice(cfg$cname, blosc_cnames, "cname")
       cfg$clevel <- check_level(cfg$clevel, 0, 9, "blosc")
-      cfg$shuffle <- check_choice(cfg$shuffle, c("noshuffle", "shuffle", "bitshuffle"), "shuffle")
+      cfg$shuffle <- check_choice(cfg$shuffle, blosc_shuffles, "shuffle")
       cfg$typesize <- check_count(cfg$typesize, "typesize", 1)
       cfg$blocksize <- check_count(cfg$blocksize, "blocksize")
       super$initialize("blosc", cfg)
@@ -272,15 +275,19 @@ zarr_codec_blosc <- R6::R6Class("zarr_codec_blosc",
   ),
   active = list(
     #' @field cname The compressor: "blosclz", "lz4", "lz4hc", "zstd" or "zlib".
-    cname = blosc_setter("cname", function(v) check_choice(v, c("blosclz", "lz4", "lz4hc", "zstd", "zlib"), "cname")),
+    cname = function(value) {
+      blosc_field(private, "cname", value, function(v) check_choice(v, blosc_cnames, "cname"))
+    },
     #' @field clevel The compression level, 0 to 9.
-    clevel = blosc_setter("clevel", function(v) check_level(v, 0, 9, "blosc")),
+    clevel = function(value) blosc_field(private, "clevel", value, function(v) check_level(v, 0, 9, "blosc")),
     #' @field shuffle "shuffle", "noshuffle" or "bitshuffle".
-    shuffle = blosc_setter("shuffle", function(v) check_choice(v, c("noshuffle", "shuffle", "bitshuffle"), "shuffle")),
+    shuffle = function(value) {
+      blosc_field(private, "shuffle", value, function(v) check_choice(v, blosc_shuffles, "shuffle"))
+    },
     #' @field typesize The element size in bytes that shuffling uses.
-    typesize = blosc_setter("typesize", function(v) check_count(v, "typesize", 1)),
+    typesize = function(value) blosc_field(private, "typesize", value, function(v) check_count(v, "typesize", 1)),
     #' @field blocksize The block size in bytes; 0 lets blosc choose.
-    blocksize = blosc_setter("blocksize", function(v) check_count(v, "blocksize"))
+    blocksize = function(value) blosc_field(private, "blocksize", value, function(v) check_count(v, "blocksize"))
   ),
   private = list(.dt = "uint8")
 )

@@ -78,11 +78,17 @@ zarr_convention <- R6::R6Class("zarr_convention",
 )
 
 # A settable property of a convention: a single string (or NULL to unset).
-conv_field <- function(field, check = function(v) check_string(v, field)) {
-  function(value) {
-    if (missing(value)) return(private$.props[[field]])
-    if (!is.null(value)) check(value)
-    private$.props[field] <- list(value)
+# (R6 rebinds the environment of active bindings, so each binding calls
+# this with its own field name rather than being made by a closure.)
+conv_field <- function(private, field, value, check = function(v) check_string(v, field)) {
+  if (missing(value)) return(private$.props[[field]])
+  if (!is.null(value)) check(value)
+  private$.props[field] <- list(value)
+}
+
+check_index <- function(v) {
+  if (!is.numeric(v) || length(v) != 1L || v < 0 || v != trunc(v)) {
+    zarr_abort("argument", "convention 'ref': index must be a whole number >= 0")
   }
 }
 
@@ -122,21 +128,17 @@ zarr_conv_ref <- R6::R6Class("zarr_conv_ref",
   ),
   active = list(
     #' @field uri The URI of an external Zarr store.
-    uri = conv_field("uri"),
+    uri = function(value) conv_field(private, "uri", value),
     #' @field array The path of the referenced array.
-    array = conv_field("array"),
+    array = function(value) conv_field(private, "array", value),
     #' @field group The path of the referenced group.
-    group = conv_field("group"),
+    group = function(value) conv_field(private, "group", value),
     #' @field attribute The path of the referenced attribute.
-    attribute = conv_field("attribute"),
+    attribute = function(value) conv_field(private, "attribute", value),
     #' @field index The 0-based index into an attribute that is an array.
-    index = conv_field("index", function(v) {
-      if (!is.numeric(v) || length(v) != 1L || v < 0 || v != trunc(v)) {
-        zarr_abort("argument", "convention 'ref': index must be a whole number >= 0")
-      }
-    }),
+    index = function(value) conv_field(private, "index", value, check_index),
     #' @field name The name of a sub-schema the attribute refers to.
-    name = conv_field("name")
+    name = function(value) conv_field(private, "name", value)
   ),
   private = list(.props = list())
 )
@@ -175,11 +177,11 @@ zarr_conv_uom <- R6::R6Class("zarr_conv_uom",
   ),
   active = list(
     #' @field version The UCUM version used.
-    version = conv_field("version"),
+    version = function(value) conv_field(private, "version", value),
     #' @field unit The unit, in UCUM notation (e.g. "m/s", "Cel").
-    unit = conv_field("unit"),
+    unit = function(value) conv_field(private, "unit", value),
     #' @field description A free-text description of the unit.
-    description = conv_field("description")
+    description = function(value) conv_field(private, "description", value)
   ),
   private = list(.props = list())
 )

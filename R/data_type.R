@@ -157,7 +157,7 @@ fill_value_r <- function(fill, data_type) {
 #' is written as the fill value. The default fill value of each type is
 #' therefore the one R reads as `NA`: the smallest signed integer, the
 #' largest unsigned integer, and NaN for floating point and complex types.
-#' For strings it is "\u2400" (the symbol for NUL), so that `NA` and ""
+#' For strings it is U+2400 (the symbol for NUL), so that `NA` and ""
 #' stay distinct; with a fill value of "" empty strings read as `NA`.
 #'
 #' @docType class
