@@ -134,10 +134,17 @@ selection_shape <- function(sel, shape) {
 
 array_what <- function(arr) sprintf("array '%s'", arr$path)
 
-array_read <- function(arr, handle, selection) {
+# Read a selection. With `as_array`, the result is an array for any number
+# of dimensions, with the array's dimension names; the engine sets these
+# attributes, since setting them in R would copy the result.
+array_read <- function(arr, handle, selection, as_array = FALSE) {
   sel <- engine_selection(selection, arr$shape, array_what(arr))
-  zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums()))
+  dim_names <- if (as_array) names(dimnames(arr)) else NULL
+  zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
+                          as_array, dim_names))
 }
+
+array_engine <- function(arr) arr$.__enclos_env__$private$engine()
 
 array_write <- function(arr, handle, data, selection) {
   what <- array_what(arr)

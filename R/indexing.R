@@ -104,9 +104,8 @@ resolve_index <- function(i, n, names, d, what) {
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
     return(empty_result(x, sel, drop))
   }
-  out <- x$read(sel)
-  shape <- selection_shape_r(sel, x$shape)
-  finish_result(out, shape, dimnames_for(x, sel), drop)
+  out <- array_read(x, array_engine(x), sel, as_array = TRUE)
+  if (drop) drop(out) else out
 }
 
 # x[i] with one index on an array of several dimensions: linear indices
@@ -140,17 +139,6 @@ dimnames_for <- function(x, sel) {
   dn <- dimnames(x)
   if (is.null(dn)) return(NULL)
   Map(function(names, s) if (is.null(names) || is.null(s)) names else names[s], dn, sel)
-}
-
-# Give a read block its shape and dimnames, then drop as base `[` does
-# (drop() follows the same rules, 1-d arrays included).
-finish_result <- function(out, shape, dn, drop) {
-  if (length(shape) >= 1L) {
-    dim(out) <- shape
-    if (!is.null(dn)) dimnames(out) <- dn
-  }
-  if (drop) out <- drop(out)
-  out
 }
 
 empty_result <- function(x, sel, drop) {
@@ -282,16 +270,7 @@ NULL
 
 #' @rdname zarr-conversions
 #' @export
-as.array.zarr_array <- function(x, ...) {
-  out <- x$read()
-  d <- x$shape
-  if (length(d)) {
-    dim(out) <- d
-    dn <- dimnames(x)
-    if (!is.null(dn)) dimnames(out) <- dn
-  }
-  out
-}
+as.array.zarr_array <- function(x, ...) array_read(x, array_engine(x), NULL, as_array = TRUE)
 
 #' @rdname zarr-conversions
 #' @param mode The mode of the result, as for [base::as.vector()].

@@ -674,18 +674,20 @@ impl Array {
 }
 
 /// Every combination of one chunk per dimension.
+///
+/// The first dimension varies fastest, as R's memory does: the thread pool
+/// splits this list into contiguous parts, so threads then write distant
+/// parts of the R result instead of contending for the same pages.
 fn cartesian(plan: &[Vec<DimChunk>]) -> Vec<Vec<&DimChunk>> {
-    let mut out: Vec<Vec<&DimChunk>> = vec![vec![]];
-    for dim in plan {
-        let mut next = Vec::with_capacity(out.len() * dim.len());
-        for prefix in &out {
-            for dc in dim {
-                let mut v = prefix.clone();
-                v.push(dc);
-                next.push(v);
-            }
+    let total: usize = plan.iter().map(Vec::len).product();
+    let mut out = Vec::with_capacity(total);
+    for mut i in 0..total {
+        let mut combo = Vec::with_capacity(plan.len());
+        for dim in plan {
+            combo.push(&dim[i % dim.len()]);
+            i /= dim.len();
         }
-        out = next;
+        out.push(combo);
     }
     out
 }

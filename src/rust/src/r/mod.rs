@@ -398,7 +398,15 @@ fn io_options(threads: i32, strict: bool) -> IoOptions {
 /// dimensions; class integer64 when asked for and needed).
 /// @noRd
 #[extendr]
-fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) -> Robj {
+fn rz_array_read(
+    h: Robj,
+    sel: Robj,
+    bit64: bool,
+    threads: i32,
+    strict: bool,
+    as_array: bool,
+    dim_names: Robj,
+) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
@@ -421,10 +429,19 @@ fn rz_array_read(h: Robj, sel: Robj, bit64: bool, threads: i32, strict: bool) ->
             })?;
             (out, warnings)
         };
+        // The result gets its attributes here: set later in R, they would
+        // make R copy the whole vector.
         let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
-        if shape.len() >= 2 {
+        if shape.len() >= 2 || (as_array && !shape.is_empty()) {
             out.set_attrib("dim", shape)
                 .map_err(|e| ZarrError::Type(e.to_string()))?;
+            if let Some(names) = dim_names.as_str_vector() {
+                let mut dn = List::from_values(names.iter().map(|_| ()));
+                dn.set_names(names)
+                    .map_err(|e| ZarrError::Type(e.to_string()))?;
+                out.set_attrib("dimnames", dn)
+                    .map_err(|e| ZarrError::Type(e.to_string()))?;
+            }
         }
         Ok(with_warnings(out, warnings))
     })
