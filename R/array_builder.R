@@ -174,10 +174,14 @@ array_builder <- R6::R6Class("array_builder",
     }
   ),
   active = list(
-    #' @field format The Zarr format, 3.
+    #' @field format The Zarr format: 3, or 2 for a version 2 array (an
+    #'   addition to the manual, which allows only 3).
     format = function(value) {
-      if (missing(value)) return(3L)
-      if (!identical(as.integer(value), 3L)) zarr_abort("unsupported", "only Zarr format 3 arrays can be built")
+      if (missing(value)) return(private$.format)
+      if (!identical(as.integer(value), 3L) && !identical(as.integer(value), 2L)) {
+        zarr_abort("unsupported", "the Zarr format must be 3 or 2")
+      }
+      private$.format <- as.integer(value)
     },
     #' @field portable Whether chunks are stored row-major (no transpose codec).
     portable = function(value) {
@@ -233,6 +237,7 @@ array_builder <- R6::R6Class("array_builder",
     }
   ),
   private = list(
+    .format = 3L,
     .data_type = NULL,
     .shape = NULL,
     .chunk_shape = NULL,
@@ -268,13 +273,18 @@ builder_metadata <- function(self, private, format = "list") {
   dt <- private$.data_type$metadata_fragment()
   attrs <- private$.attributes
   if (is.null(attrs)) attrs <- structure(list(), names = character(0))
+  default_keys <- if (private$.format == 2L) {
+    list(name = "v2", configuration = list(separator = "."))
+  } else {
+    list(name = "default", configuration = list(separator = "/"))
+  }
   meta <- list(
-    zarr_format = 3L,
+    zarr_format = private$.format,
     node_type = "array",
     shape = as.list(private$.shape),
     data_type = dt$data_type,
     chunk_grid = list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape))),
-    chunk_key_encoding = private$.chunk_key_encoding %||% list(name = "default", configuration = list(separator = "/")),
+    chunk_key_encoding = private$.chunk_key_encoding %||% default_keys,
     fill_value = dt$fill_value,
     codecs = private$.codecs,
     attributes = attrs
@@ -292,7 +302,9 @@ builder_load <- function(self, private, metadata) {
   if (!is.list(metadata) || !identical(metadata$node_type, "array")) {
     zarr_abort("metadata", "the metadata document is not that of a Zarr array")
   }
-  private$.data_type <- zarr_data_type$new(metadata$data_type, metadata$fill_value)
+  private$.format <- as.integer(metadata$zarr_format %||% 3L)
+  fill <- metadata$fill_value %||% default_fill_value(metadata$data_type)
+  private$.data_type <- zarr_data_type$new(metadata$data_type, fill)
   private$.shape <- as.numeric(unlist(metadata$shape))
   private$.chunk_shape <- as.numeric(unlist(metadata$chunk_grid$configuration$chunk_shape))
   private$.codecs <- metadata$codecs

@@ -261,10 +261,6 @@ as_prefix <- function(prefix) {
 # "/a/b/" -> "a/b"; "/" -> "".
 node_key_path <- function(path) gsub("^/+|/+$", "", path)
 
-metadata_key <- function(path) {
-  p <- node_key_path(path)
-  if (nzchar(p)) paste0(p, "/zarr.json") else "zarr.json"
-}
 
 store_get <- function(handle, key, byte_range) {
   check_string(key, "key")
@@ -296,9 +292,10 @@ store_get <- function(handle, key, byte_range) {
 }
 
 store_clear <- function(self, private) {
-  root_meta <- self$get("zarr.json")
+  keep <- c("zarr.json", ".zgroup", ".zattrs")
+  saved <- lapply(keep, self$get)
   zarr_call(rz_store_erase_prefix(private$handle, ""))
-  if (!is.null(root_meta)) self$set("zarr.json", root_meta)
+  for (i in seq_along(keep)) if (!is.null(saved[[i]])) self$set(keep[[i]], saved[[i]])
   invisible(TRUE)
 }
 
@@ -322,18 +319,31 @@ store_get_metadata <- function(self, prefix) {
   path <- node_key_path(prefix)
   cons <- store_private(self)$.consolidated
   if (nzchar(path) && !is.null(cons[[path]])) return(cons[[path]])
-  key <- metadata_key(prefix)
-  raw <- self$get(key)
+  txt <- with_context(zarr_call(rz_node_metadata(store_handle(self), path)), sprintf("node '/%s'", path))
+  if (is.null(txt)) return(NULL)
+  meta <- parse_json(txt)
+  if (!nzchar(path)) {
+    priv <- store_private(self)
+    priv$.version <- as.integer(meta$zarr_format)
+    priv$.consolidated <- consolidated_entries(self, meta)
+  }
+  meta
+}
+
+# The node documents of consolidated metadata: in the root zarr.json (v3),
+# or in .zmetadata (v2). NULL when there are none.
+consolidated_entries <- function(store, root_meta) {
+  if (identical(as.integer(root_meta$zarr_format), 3L)) {
+    entries <- root_meta$consolidated_metadata$metadata
+    return(if (is.list(entries)) entries else NULL)
+  }
+  raw <- store$get(".zmetadata")
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
-  meta <- parse_json(with_context(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)), sprintf("'%s'", key)))
-  if (!nzchar(path)) {
-    entries <- meta$consolidated_metadata$metadata
-    priv <- store_private(self)
-    priv$.consolidated <- if (is.list(entries)) entries else NULL
-  }
-  meta
+  docs <- with_context(zarr_call(rz_consolidated_v2(txt)), "'.zmetadata'")
+  entries <- lapply(docs, parse_json)
+  entries[nzchar(names(entries))]
 }
 
 # The paths of the nodes directly below `prefix`: from consolidated
@@ -360,9 +370,12 @@ metadata_json <- function(metadata) {
 
 store_set_metadata <- function(self, prefix, metadata) {
   txt <- metadata_json(metadata)
-  self$set(metadata_key(prefix), charToRaw(enc2utf8(txt)))
-  # Keep the consolidated view of this session in step with the store.
+  docs <- zarr_call(rz_metadata_documents(txt))
   path <- node_key_path(prefix)
+  for (name in names(docs)) {
+    self$set(if (nzchar(path)) paste(path, name, sep = "/") else name, charToRaw(enc2utf8(docs[[name]])))
+  }
+  # Keep the consolidated view of this session in step with the store.
   if (nzchar(path) && !is.null(store_private(self)$.consolidated)) {
     priv <- store_private(self)
     priv$.consolidated[[path]] <- parse_json(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)))
@@ -387,13 +400,30 @@ child_path <- function(path, name) {
   if (nzchar(p)) paste(p, name, sep = "/") else name
 }
 
+check_no_node <- function(store, path) {
+  docs <- c("zarr.json", ".zarray", ".zgroup")
+  keys <- if (nzchar(path)) paste(path, docs, sep = "/") else docs
+  if (any(vapply(keys, store$exists, logical(1)))) {
+    zarr_abort("argument", sprintf("a node already exists at '/%s'", path))
+  }
+}
+
+# Array metadata in the format of the store it goes into: a Zarr v2 store
+# gets v2 arrays (chunk keys "0.0" rather than "c/0/0").
+as_store_format <- function(metadata, version) {
+  if (inherits(metadata, "array_builder")) metadata <- metadata$metadata()
+  if (identical(as.integer(version), 2L) && !identical(as.integer(metadata$zarr_format), 2L)) {
+    metadata$zarr_format <- 2L
+    metadata$chunk_key_encoding <- list(name = "v2", configuration = list(separator = "."))
+  }
+  metadata
+}
+
 store_create_group <- function(self, path, name) {
   check_node_name(name)
   p <- child_path(path, name)
-  if (self$exists(metadata_key(p))) {
-    zarr_abort("argument", sprintf("a node already exists at '/%s'", p))
-  }
-  meta <- list(zarr_format = 3L, node_type = "group", attributes = structure(list(), names = character(0)))
+  check_no_node(self, p)
+  meta <- list(zarr_format = self$version, node_type = "group", attributes = structure(list(), names = character(0)))
   self$set_metadata(p, meta)
   meta
 }
@@ -401,9 +431,7 @@ store_create_group <- function(self, path, name) {
 store_create_array <- function(self, parent, name, metadata) {
   check_node_name(name)
   p <- child_path(parent, name)
-  if (self$exists(metadata_key(p))) {
-    zarr_abort("argument", sprintf("a node already exists at '/%s'", p))
-  }
-  self$set_metadata(p, metadata)
+  check_no_node(self, p)
+  self$set_metadata(p, as_store_format(metadata, self$version))
   self$get_metadata(p)
 }

@@ -65,7 +65,7 @@ zarr <- R6::R6Class("zarr",
     delete_group = function(path, recursive = FALSE) zarr_delete_group(self, private, path, recursive),
     #' @description Write consolidated metadata: the metadata documents of
     #'   every group and array, in the root group's zarr.json (as
-    #'   zarr-python does), so that readers open the hierarchy with one read
+    #'   zarr-python does; .zmetadata for Zarr v2), so that readers open the hierarchy with one read
     #'   and no listing (which HTTP stores cannot do). Later changes to the
     #'   hierarchy are not in it until it is written again.
     #' @return Self, invisibly.
@@ -115,6 +115,16 @@ zarr_consolidate <- function(self) {
     }
   }
   walk(root)
+  if (identical(as.integer(root$metadata$zarr_format), 2L)) {
+    nodes <- c(list(root$metadata), entries)
+    docs <- vapply(nodes, function(m) as.character(to_json(m, pretty = FALSE)), character(1))
+    txt <- zarr_call(rz_consolidate_v2(c("", names(entries)), unname(docs)))
+    self$store$set(".zmetadata", charToRaw(enc2utf8(txt)))
+    priv <- store_private(self$store)
+    priv$.consolidated <- NULL
+    self$store$get_metadata("")
+    return(invisible(self))
+  }
   meta <- root$metadata
   if (!length(entries)) entries <- structure(list(), names = character(0))
   meta$consolidated_metadata <- list(kind = "inline", must_understand = FALSE, metadata = entries)
@@ -178,6 +188,9 @@ zarr_print <- function(z) {
 #' @param location A folder for the store (a path or `file://` URI; ".zarr"
 #'   is the customary extension), or NULL for a store in memory. The folder
 #'   must not hold a Zarr store already.
+#' @param zarr_format 3 (the default), or 2 for tools that read only Zarr
+#'   version 2 (such as GDAL before 3.8). Arrays added to a version 2 store
+#'   are version 2 arrays. (An addition to the manual's `create_zarr()`.)
 #' @return A [zarr] object.
 #' @export
 #' @examples
@@ -185,19 +198,29 @@ zarr_print <- function(z) {
 #' my_zarr_object <- create_zarr(fn)
 #' my_zarr_object$store$root
 #' unlink(fn, recursive = TRUE)
-create_zarr <- function(location = NULL) {
-  store <- new_store(location)
-  if (store$exists("zarr.json")) {
-    zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", location))
-  }
+create_zarr <- function(location = NULL, zarr_format = 3L) {
+  store <- new_store(location, zarr_format)
   store$create_group("", "")
   zarr$new(store)
 }
 
-new_store <- function(location) {
-  if (is.null(location)) return(zarr_memorystore$new())
-  check_string(location, "location")
-  zarr_localstore$new(location, read_only = FALSE, create = TRUE)
+# A new, empty store for a data set of `zarr_format` (3 or 2).
+new_store <- function(location, zarr_format = 3L) {
+  if (!identical(as.integer(zarr_format), 3L) && !identical(as.integer(zarr_format), 2L)) {
+    zarr_abort("argument", "`zarr_format` must be 3 or 2")
+  }
+  store <- if (is.null(location)) {
+    zarr_memorystore$new()
+  } else {
+    check_string(location, "location")
+    zarr_localstore$new(location, read_only = FALSE, create = TRUE)
+  }
+  if (!is.null(store$get_metadata(""))) {
+    zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", location))
+  }
+  priv <- store_private(store)
+  priv$.version <- as.integer(zarr_format)
+  store
 }
 
 #' Open a Zarr store
@@ -252,6 +275,8 @@ r_data_type <- function(x) {
 #' @param location Optional: a [zarr_group] to add the array to (then
 #'   `name` is required), or a folder for a new store. NULL (the default)
 #'   makes a store in memory.
+#' @param zarr_format 3 (the default) or 2, for a new store (see
+#'   [create_zarr()]).
 #' @return The new [zarr_array] when `location` is a group, otherwise the
 #'   new [zarr] object.
 #' @export
@@ -260,7 +285,7 @@ r_data_type <- function(x) {
 #' z <- as_zarr(x)
 #' z
 #' identical(z[["/"]][], x)
-as_zarr <- function(x, name = NULL, location = NULL) {
+as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
   dtype <- r_data_type(x)
   shape <- if (is.null(dim(x))) length(x) else dim(x)
   def <- define_array(dtype, shape)
@@ -270,10 +295,7 @@ as_zarr <- function(x, name = NULL, location = NULL) {
     arr$write(x)
     return(arr)
   }
-  store <- new_store(location)
-  if (store$exists("zarr.json")) {
-    zarr_abort("argument", sprintf("'%s' already holds a Zarr store", location))
-  }
+  store <- new_store(location, zarr_format)
   if (is.null(name)) {
     store$create_array("", "", def)
     z <- zarr$new(store)

@@ -94,9 +94,14 @@ check_row <- function(kind, cls, name, args) {
       detail <- if (!present) {
         if (!exists(name, envir = ns, inherits = FALSE)) "not defined" else "not an exported function"
       } else {
-        got <- as.character(names(formals(get(name, envir = ns, inherits = FALSE))))
+        f <- formals(get(name, envir = ns, inherits = FALSE))
+        got <- as.character(names(f))
         want <- split_list(args)
-        if (identical(got, want)) "" else
+        # The documented arguments come first, in order; the package may add
+        # optional ones after them (e.g. zarr_format), never required ones.
+        extra <- got[-seq_along(want)]
+        optional <- vapply(extra, function(a) !identical(f[[a]], quote(expr = )), logical(1))
+        if (identical(got[seq_along(want)], want) && all(optional)) "" else
           sprintf("formals are (%s), manual says (%s)",
                   paste(got, collapse = ", "), paste(want, collapse = ", "))
       }

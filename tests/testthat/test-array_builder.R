@@ -256,8 +256,11 @@ test_that("fill_value and chunk_shape setters validate their values", {
   empty <- array_builder$new()
   expect_error(empty$fill_value <- 1, class = "zarr_error_argument", regexp = "data type")
   expect_error(empty$chunk_shape <- 1, class = "zarr_error_argument", regexp = "shape")
-  expect_error(b$format <- 2, class = "zarr_error_unsupported", regexp = "3")
+  expect_error(b$format <- 4, class = "zarr_error_unsupported", regexp = "3 or 2")
   expect_identical(b$format, 3L)
+  b$format <- 2
+  expect_identical(b$metadata()$zarr_format, 2L)
+  expect_identical(b$metadata()$chunk_key_encoding$name, "v2")
 })
 
 test_that("codec_info lists the codecs with their modes", {

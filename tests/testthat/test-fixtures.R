@@ -65,7 +65,6 @@ fixture_expected <- function(entry) {
 
 # Why a fixture is not read yet, or NA when it is.
 fixture_unsupported <- function(entry) {
-  if (entry$zarr_format != 3) return("Zarr v2")
   NA_character_
 }
 
@@ -101,27 +100,29 @@ test_that("every numeric v3 fixture array reads back exactly", {
   expect_gt(exact, 200L)
 })
 
-test_that("fixtures in formats not supported yet are counted as skipped", {
+test_that("every fixture array is in a supported format (none skipped)", {
   skip_if_no_shared()
   why <- vapply(fixture_manifest()$arrays, fixture_unsupported, character(1))
-  counts <- table(why[!is.na(why)])
-  expect_gt(sum(!is.na(why)), 0L)
-  skip(sprintf("%d fixture arrays not read yet: %s", sum(counts),
-               paste(sprintf("%d %s", counts, names(counts)), collapse = ", ")))
+  expect_identical(unname(why[!is.na(why)]), character(0))
+  expect_identical(length(why), 294L)
 })
 
 test_that("fixture groups open with their attributes", {
   skip_if_no_shared()
   root <- file.path(shared_dir(), "fixtures", "zarr-python")
   manifest <- jsonlite::fromJSON(file.path(root, "manifest.json"), simplifyVector = FALSE)
+  n <- 0L
   for (g in manifest$groups) {
-    if (g$zarr_format != 3) next
+    n <- n + 1L
     z <- open_zarr(file.path(root, g$store), read_only = TRUE)
     node <- z$get_node(paste0("/", g$path))
     expect_s3_class(node, "zarr_group")
     expect_identical(node$attributes[order(names(node$attributes))],
                      g$attributes[order(names(g$attributes))], label = paste(g$store, g$path))
+    expect_identical(as.integer(node$metadata$zarr_format), as.integer(g$zarr_format))
   }
+  message(sprintf("fixtures: %d groups opened with their attributes", n))
+  expect_identical(n, 12L)
 })
 
 test_that("dimension_names of fixture arrays become names(dimnames())", {

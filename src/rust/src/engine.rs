@@ -6,7 +6,7 @@ use crate::codec::sharding::Sharding;
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
-use crate::metadata::{v3, ArrayMetadata, NodeMetadata};
+use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::pool;
 use crate::selection::{DimChunk, Selection};
 use crate::store::{ByteRange, Store};
@@ -85,25 +85,29 @@ impl Array {
     pub fn open(store: Arc<dyn Store>, path: &str) -> Result<Array> {
         let path = normalize_path(path)?;
         let what = format!("array '/{path}'");
-        let key = metadata_key(&path);
-        let bytes = store
-            .get(&key, ByteRange::All)?
-            .ok_or_else(|| ZarrError::NotFound(format!("{what}: no metadata document '{key}'")))?;
-        match v3::parse(&bytes).map_err(|e| e.context(&format!("{what} ('{key}')")))? {
-            NodeMetadata::Array(meta) => Array::from_meta(store, path, meta),
-            NodeMetadata::Group(_) => Err(ZarrError::Metadata(format!(
+        match metadata::read_node(store.as_ref(), &path).map_err(|e| e.context(&what))? {
+            Some(NodeMetadata::Array(meta)) => Array::from_meta(store, path, meta),
+            Some(NodeMetadata::Group(_)) => Err(ZarrError::Metadata(format!(
                 "'/{path}' is a group, not an array"
+            ))),
+            None => Err(ZarrError::NotFound(format!(
+                "{what}: no array metadata at '/{path}'"
             ))),
         }
     }
 
-    /// Validate `meta`, write its zarr.json, and open it.
+    /// Validate `meta`, write its metadata documents, and open it.
     pub fn create(store: Arc<dyn Store>, path: &str, meta: ArrayMetadata) -> Result<Array> {
         let path = normalize_path(path)?;
         let arr = Array::from_meta(store, path, meta)?;
-        let doc = v3::to_json(&NodeMetadata::Array(arr.meta.clone()));
-        let text = serde_json::to_vec_pretty(&doc).map_err(ZarrError::from)?;
-        arr.store.set(&metadata_key(&arr.path), &text)?;
+        for (name, text) in metadata::documents(&NodeMetadata::Array(arr.meta.clone()))? {
+            let key = if arr.path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", arr.path)
+            };
+            arr.store.set(&key, &text)?;
+        }
         Ok(arr)
     }
 

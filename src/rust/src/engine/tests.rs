@@ -5,7 +5,7 @@ use crate::store::MemoryStore;
 use serde_json::{json, Value};
 
 fn meta(doc: Value) -> ArrayMetadata {
-    match v3::parse(doc.to_string().as_bytes()).unwrap() {
+    match crate::metadata::v3::parse(doc.to_string().as_bytes()).unwrap() {
         NodeMetadata::Array(m) => m,
         _ => unreachable!(),
     }

@@ -160,6 +160,8 @@ impl ArrayMetadata {
 pub struct GroupMetadata {
     pub attributes: Map<String, Value>,
     pub extra: Map<String, Value>,
+    /// 3, or 2 for groups described by .zgroup documents (0 reads as 3).
+    pub zarr_format: u8,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -180,6 +182,188 @@ impl NodeMetadata {
     pub fn to_json_string(&self) -> String {
         serde_json::to_string_pretty(&v3::to_json(self)).expect("a Value always serialises")
     }
+}
+
+impl NodeMetadata {
+    pub fn zarr_format(&self) -> u8 {
+        match self {
+            NodeMetadata::Array(a) => a.zarr_format,
+            NodeMetadata::Group(g) if g.zarr_format == 2 => 2,
+            NodeMetadata::Group(_) => 3,
+        }
+    }
+}
+
+/// The form in which R holds metadata of either format: the members of
+/// zarr.json, with `zarr_format` 2 for v2 nodes, where a null fill value
+/// means "no missing-value marker".
+pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
+    let mut doc: Value = serde_json::from_slice(bytes)?;
+    let v2 = doc.get("zarr_format").and_then(Value::as_u64) == Some(2);
+    if !v2 {
+        return v3::parse(bytes);
+    }
+    let obj = doc
+        .as_object_mut()
+        .ok_or_else(|| ZarrError::Metadata("metadata must be a JSON object".into()))?;
+    obj.insert("zarr_format".into(), 3.into());
+    let null_fill = obj.get("fill_value").is_some_and(Value::is_null);
+    if null_fill {
+        // Any valid fill parses; the bytes are zero below.
+        obj.insert("fill_value".into(), 0.into());
+        if obj.get("data_type").and_then(Value::as_str) == Some("bool") {
+            obj.insert("fill_value".into(), false.into());
+        }
+    }
+    let mut node = v3::parse(&serde_json::to_vec(&doc)?)?;
+    match &mut node {
+        NodeMetadata::Array(a) => {
+            a.zarr_format = 2;
+            if null_fill {
+                a.fill_value = FillValue::zero(a.data_type);
+                a.fill_marks_na = false;
+            }
+        }
+        NodeMetadata::Group(g) => g.zarr_format = 2,
+    }
+    Ok(node)
+}
+
+/// The R form of a node (see `parse_r_form`).
+pub fn r_form(node: &NodeMetadata) -> Value {
+    let mut doc = v3::to_json(node);
+    if node.zarr_format() == 2 {
+        doc["zarr_format"] = 2.into();
+        if let NodeMetadata::Array(a) = node {
+            if !a.fill_marks_na {
+                doc["fill_value"] = Value::Null;
+            }
+        }
+    }
+    doc
+}
+
+/// The documents that store a node, by key name below the node's prefix:
+/// zarr.json for v3; .zarray or .zgroup, and .zattrs, for v2.
+pub fn documents(node: &NodeMetadata) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let pretty = |v: &Value| serde_json::to_vec_pretty(v).map_err(ZarrError::from);
+    Ok(match (node.zarr_format(), node) {
+        (2, NodeMetadata::Array(a)) => {
+            let (zarray, zattrs) = v2::array_to_json(a)?;
+            vec![
+                (v2::ZARRAY, pretty(&zarray)?),
+                (v2::ZATTRS, pretty(&zattrs)?),
+            ]
+        }
+        (2, NodeMetadata::Group(g)) => {
+            let (zgroup, zattrs) = v2::group_to_json(g);
+            vec![
+                (v2::ZGROUP, pretty(&zgroup)?),
+                (v2::ZATTRS, pretty(&zattrs)?),
+            ]
+        }
+        _ => vec![("zarr.json", pretty(&v3::to_json(node))?)],
+    })
+}
+
+/// Read the metadata of the node at `path` from `store`, in either format:
+/// zarr.json first, then .zarray or .zgroup with .zattrs. None if there is
+/// no node there.
+pub fn read_node(store: &dyn crate::store::Store, path: &str) -> Result<Option<NodeMetadata>> {
+    use crate::store::ByteRange;
+    let key = |name: &str| {
+        if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}/{name}")
+        }
+    };
+    let get = |name: &str| store.get(&key(name), ByteRange::All);
+    if let Some(b) = get("zarr.json")? {
+        return v3::parse(&b)
+            .map(Some)
+            .map_err(|e| e.context(&format!("'{}'", key("zarr.json"))));
+    }
+    if let Some(b) = get(v2::ZARRAY)? {
+        let attrs = get(v2::ZATTRS)?;
+        return v2::parse_array(&b, attrs.as_deref())
+            .map(|a| Some(NodeMetadata::Array(a)))
+            .map_err(|e| e.context(&format!("'{}'", key(v2::ZARRAY))));
+    }
+    if let Some(b) = get(v2::ZGROUP)? {
+        let attrs = get(v2::ZATTRS)?;
+        return v2::parse_group(&b, attrs.as_deref())
+            .map(|g| Some(NodeMetadata::Group(g)))
+            .map_err(|e| e.context(&format!("'{}'", key(v2::ZGROUP))));
+    }
+    Ok(None)
+}
+
+/// The canonical R form of a node document (see `parse_r_form`), with the
+/// documents of consolidated metadata (`consolidated_metadata.metadata`)
+/// canonical too. With `int64_as_text`, fill values of int64 and uint64
+/// arrays are decimal strings: R's JSON parser cannot hold every 64-bit
+/// integer as a number, and the parsers here accept that form back.
+pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Value)> {
+    let node = parse_r_form(bytes)?;
+    let mut doc = r_form(&node);
+    if let (true, NodeMetadata::Array(a)) = (int64_as_text, &node) {
+        if a.fill_marks_na && matches!(a.data_type, DataType::Int64 | DataType::UInt64) {
+            doc["fill_value"] = Value::String(doc["fill_value"].to_string());
+        }
+    }
+    if let Some(Value::Object(entries)) = doc.pointer_mut("/consolidated_metadata/metadata") {
+        for (path, entry) in entries.iter_mut() {
+            let text = serde_json::to_vec(entry)?;
+            let (_, canon) = canonical(&text, int64_as_text)
+                .map_err(|e| e.context(&format!("consolidated metadata of '{path}'")))?;
+            *entry = canon;
+        }
+    }
+    Ok((node, doc))
+}
+
+/// The nodes of Zarr v2 consolidated metadata (.zmetadata), as
+/// (path, node) pairs; the root is "".
+pub fn v2_consolidated_nodes(zmetadata: &[u8]) -> Result<Vec<(String, NodeMetadata)>> {
+    let map = v2::parse_consolidated(zmetadata)?;
+    let mut out = Vec::new();
+    for (key, doc) in &map {
+        let (path, kind) = match key.rsplit_once('/') {
+            Some((p, k)) => (p.to_string(), k),
+            None => (String::new(), key.as_str()),
+        };
+        let attrs_key = if path.is_empty() {
+            v2::ZATTRS.to_string()
+        } else {
+            format!("{path}/{}", v2::ZATTRS)
+        };
+        let attrs = map.get(&attrs_key);
+        let node = match kind {
+            v2::ZARRAY => NodeMetadata::Array(v2::array_from_json(doc, attrs)?),
+            v2::ZGROUP => NodeMetadata::Group(v2::group_from_json(doc, attrs)?),
+            _ => continue,
+        };
+        out.push((path, node));
+    }
+    Ok(out)
+}
+
+/// Zarr v2 consolidated metadata (.zmetadata) for the given nodes.
+pub fn v2_consolidated_document(nodes: &[(String, NodeMetadata)]) -> Result<Vec<u8>> {
+    let mut map = Map::new();
+    for (path, node) in nodes {
+        for (name, text) in documents(node)? {
+            let key = if path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}/{name}")
+            };
+            map.insert(key, serde_json::from_slice(&text)?);
+        }
+    }
+    let doc = json!({"metadata": map, "zarr_consolidated_format": 1});
+    serde_json::to_vec_pretty(&doc).map_err(ZarrError::from)
 }
 
 #[cfg(test)]

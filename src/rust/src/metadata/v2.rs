@@ -108,6 +108,8 @@ pub fn parse_dtype(v: &Value) -> Result<(DataType, Option<Endian>)> {
         return Err(unknown());
     }
     match kind {
+        // Python objects: strings, with the vlen-utf8 object codec.
+        'O' if s == "|O" => return Ok((DataType::String, None)),
         'O' | 'U' | 'S' => return Err(ZarrError::Unsupported(STRINGS_UNSUPPORTED.into())),
         'M' | 'm' => {
             return Err(ZarrError::Unsupported(format!(
@@ -180,8 +182,7 @@ pub fn dtype_string(dt: DataType, endian: Option<Endian>) -> Result<String> {
         DataType::Float64 => ('f', 8),
         DataType::Complex64 => ('c', 8),
         DataType::Complex128 => ('c', 16),
-        #[allow(unreachable_patterns)]
-        _ => return Err(ZarrError::Unsupported(STRINGS_UNSUPPORTED.into())),
+        DataType::String => return Ok("|O".into()),
     };
     let order = match (size, endian) {
         (1, _) => '|',
@@ -444,20 +445,39 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
             )))
         }
     }
-    codecs.push(crate::codec::bytes::to_json(endian));
     let mut typesize = data_type.size();
-    match obj.get("filters") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(list)) => {
-            for f in list {
-                codecs.push(codec_from_numcodecs(f, &mut typesize, "filter")?);
-            }
-        }
+    let mut filters: Vec<&Value> = match obj.get("filters") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list.iter().collect(),
         Some(v) => {
             return Err(malformed(format!(
                 ".zarray: filters must be an array or null, got {v}"
             )))
         }
+    };
+    if data_type == DataType::String {
+        // The object codec turns the strings into bytes: it is the chain's
+        // array -> bytes codec.
+        match filters
+            .first()
+            .and_then(|f| f.get("id"))
+            .and_then(Value::as_str)
+        {
+            Some("vlen-utf8") => {
+                filters.remove(0);
+                codecs.push(json!({"name": "vlen-utf8", "configuration": {}}));
+            }
+            _ => {
+                return Err(ZarrError::Unsupported(
+                    "Zarr v2 object arrays are supported with the 'vlen-utf8' codec only".into(),
+                ))
+            }
+        }
+    } else {
+        codecs.push(crate::codec::bytes::to_json(endian));
+    }
+    for f in filters {
+        codecs.push(codec_from_numcodecs(f, &mut typesize, "filter")?);
     }
     match obj.get("compressor") {
         None | Some(Value::Null) => {}
@@ -525,6 +545,7 @@ pub fn group_from_json(zgroup: &Value, zattrs: Option<&Value>) -> Result<GroupMe
     Ok(GroupMetadata {
         attributes: attributes(zattrs)?,
         extra,
+        zarr_format: 2,
     })
 }
 
@@ -568,6 +589,7 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
     };
     let endian = match &chain.array_to_bytes {
         ArrayToBytes::Bytes { endian } => *endian,
+        ArrayToBytes::VlenUtf8 => None,
         ArrayToBytes::Sharding(_) => {
             return Err(ZarrError::Unsupported(
                 "codec 'sharding_indexed' cannot be written to Zarr v2 metadata".into(),
@@ -592,6 +614,9 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         Some(c) if c["id"] != "delta" => filters.pop().expect("a last element"),
         _ => Value::Null,
     };
+    if let ArrayToBytes::VlenUtf8 = chain.array_to_bytes {
+        filters.insert(0, json!({"id": "vlen-utf8"}));
+    }
     let filters = if filters.is_empty() {
         Value::Null
     } else {
@@ -794,7 +819,8 @@ mod tests {
             assert_eq!(e.kind(), "metadata", "{s}");
             assert!(e.message().contains(&format!("'{s}'")), "{}", e.message());
         }
-        for s in ["|O", "<U10", "|S12"] {
+        assert_eq!(parse_dtype(&json!("|O")).unwrap(), (DataType::String, None));
+        for s in ["<U10", "|S12"] {
             let e = parse_dtype(&json!(s)).unwrap_err();
             assert_eq!(e.kind(), "unsupported", "{s}");
             assert_eq!(e.message(), STRINGS_UNSUPPORTED);
@@ -812,15 +838,22 @@ mod tests {
             assert!(e.message().contains(what), "{}", e.message());
         }
         assert_eq!(parse_dtype(&json!(4)).unwrap_err().kind(), "metadata");
-        // A string array is refused before its odd fill value or filters.
+        // Object arrays need the vlen-utf8 object codec.
         let doc = with(
             with(zarray(), "dtype", json!("|O")),
-            "filters",
-            json!([{"id": "vlen-utf8"}]),
+            "fill_value",
+            json!(""),
         );
         assert_eq!(
-            fails(&with(doc, "fill_value", json!("")), "string"),
+            fails(&with(doc.clone(), "filters", Value::Null), "vlen-utf8"),
             "unsupported"
+        );
+        let ok = with(doc, "filters", json!([{"id": "vlen-utf8"}]));
+        let meta = parse_array(ok.to_string().as_bytes(), None).unwrap();
+        assert_eq!(meta.data_type, DataType::String);
+        assert_eq!(
+            array_to_json(&meta).unwrap().0["filters"],
+            json!([{"id": "vlen-utf8"}])
         );
     }
 
@@ -1296,10 +1329,22 @@ mod tests {
             (json!({"zarr_format": 2}), json!({"title": "t"}))
         );
         let g = parse_group(br#"{"zarr_format": 2}"#, None).unwrap();
-        assert_eq!(g, GroupMetadata::default());
+        assert_eq!(
+            g,
+            GroupMetadata {
+                zarr_format: 2,
+                ..Default::default()
+            }
+        );
         // zarr-python 3 writes this into .zmetadata entries.
         let doc = br#"{"zarr_format": 2, "consolidated_metadata": {"metadata": {}, "must_understand": false, "kind": "inline"}}"#;
-        assert_eq!(parse_group(doc, None).unwrap(), GroupMetadata::default());
+        assert_eq!(
+            parse_group(doc, None).unwrap(),
+            GroupMetadata {
+                zarr_format: 2,
+                ..Default::default()
+            }
+        );
         let g = parse_group(br#"{"zarr_format": 2, "x": 1}"#, None).unwrap();
         assert_eq!(group_to_json(&g).0, json!({"zarr_format": 2, "x": 1}));
         for (doc, what) in [
@@ -1325,7 +1370,13 @@ mod tests {
         let a = array_from_json(&m["a/.zarray"], m.get("a/.zattrs")).unwrap();
         assert_eq!(a.attributes["k"], json!(1));
         let g = group_from_json(&m[".zgroup"], m.get(".zattrs")).unwrap();
-        assert_eq!(g, GroupMetadata::default());
+        assert_eq!(
+            g,
+            GroupMetadata {
+                zarr_format: 2,
+                ..Default::default()
+            }
+        );
         for (doc, kind, what) in [
             (
                 json!({"metadata": {}}),
@@ -1472,10 +1523,18 @@ mod tests {
             };
             assert_eq!(meta.chunk_key_encoding.key(&idx), key, "{what}");
             let raw = std::fs::read(store.join(path).join(key)).unwrap();
-            let decoded = chain
-                .decode(raw, &chunk, &ctx)
-                .unwrap_or_else(|e| panic!("{what} {key}: {e}"));
-            assert_eq!(decoded.len(), chunk.iter().product::<usize>() * size);
+            let (decoded, strings) = if dt == DataType::String {
+                let s = chain
+                    .decode_strings(raw, &chunk, &ctx)
+                    .unwrap_or_else(|e| panic!("{what} {key}: {e}"));
+                (Vec::new(), s)
+            } else {
+                let d = chain
+                    .decode(raw, &chunk, &ctx)
+                    .unwrap_or_else(|e| panic!("{what} {key}: {e}"));
+                assert_eq!(d.len(), chunk.iter().product::<usize>() * size);
+                (d, Vec::new())
+            };
             // Every element of the chunk that lies inside the array.
             let n: usize = chunk.iter().product();
             for local in 0..n {
@@ -1492,8 +1551,12 @@ mod tests {
                     continue;
                 }
                 let flat = (0..ndim).fold(0, |acc, d| acc * shape[d] + global[d]);
-                let off: usize = (0..ndim).map(|d| pos[d] * strides[d]).sum::<usize>() * size;
-                let got = element_json(&decoded[off..off + size], dt);
+                let at: usize = (0..ndim).map(|d| pos[d] * strides[d]).sum::<usize>();
+                let got = if dt == DataType::String {
+                    Value::String(strings[at].clone())
+                } else {
+                    element_json(&decoded[at * size..(at + 1) * size], dt)
+                };
                 assert!(
                     same(&got, &values[flat]),
                     "{what} chunk {key} at {global:?}: got {got}, expected {}",
@@ -1531,16 +1594,13 @@ mod tests {
         for f in &files {
             let dir = f.parent().unwrap();
             let zattrs = read_opt(&dir.join(ZATTRS));
-            let meta = match parse_array(&std::fs::read(f).unwrap(), zattrs.as_deref()) {
-                Ok(m) => m,
-                Err(e) => {
-                    assert_eq!(e.kind(), "unsupported", "{}: {e}", f.display());
-                    assert_eq!(e.message(), STRINGS_UNSUPPORTED, "{}", f.display());
-                    strings += 1;
-                    continue;
-                }
-            };
-            numeric += 1;
+            let meta = parse_array(&std::fs::read(f).unwrap(), zattrs.as_deref())
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            if meta.data_type == DataType::String {
+                strings += 1;
+            } else {
+                numeric += 1;
+            }
             round_trips(&meta);
             // What we write is what zarr-python wrote.
             let doc: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
@@ -1584,10 +1644,10 @@ mod tests {
             exact += 1;
         }
         let expected_strings = entries.iter().filter(|e| e["dtype"] == "string").count();
-        println!("v2 fixtures: {numeric} numeric arrays parsed and decoded exactly ({chunks} chunks), {strings} string arrays refused");
+        println!("v2 fixtures: {numeric} numeric and {strings} string arrays parsed and decoded exactly ({chunks} chunks)");
         assert_eq!(strings, expected_strings);
         assert_eq!(numeric + strings, entries.len());
-        assert_eq!(exact, numeric);
+        assert_eq!(exact, numeric + strings);
         assert!(numeric > 0);
 
         // Groups, and the consolidated metadata of arrays.zarr, agree with the files.

@@ -261,6 +261,7 @@ fn parse_group(obj: &Map<String, Value>) -> Result<GroupMetadata> {
     Ok(GroupMetadata {
         attributes: attributes(obj)?,
         extra,
+        zarr_format: 3,
     })
 }
 
@@ -329,36 +330,6 @@ pub fn to_json(node: &NodeMetadata) -> Value {
         m.entry(k.clone()).or_insert_with(|| v.clone());
     }
     Value::Object(m)
-}
-
-/// The canonical form of a zarr.json document, including the documents of
-/// consolidated metadata (`consolidated_metadata.metadata`), each parsed and
-/// written again. With `int64_as_text`, the fill values of int64 and
-/// uint64 arrays are decimal strings: R's JSON parser cannot hold every
-/// 64-bit integer as a number, and `parse` accepts that form back.
-pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Value)> {
-    let node = parse(bytes)?;
-    let mut doc = to_json(&node);
-    fix_fill_for_r(&node, &mut doc, int64_as_text);
-    if let Some(Value::Object(entries)) = doc.pointer_mut("/consolidated_metadata/metadata") {
-        for (path, entry) in entries.iter_mut() {
-            let text = serde_json::to_vec(entry)?;
-            let (_, canon) = canonical(&text, int64_as_text)
-                .map_err(|e| e.context(&format!("consolidated metadata of '{path}'")))?;
-            *entry = canon;
-        }
-    }
-    Ok((node, doc))
-}
-
-fn fix_fill_for_r(node: &NodeMetadata, doc: &mut Value, int64_as_text: bool) {
-    if let (true, NodeMetadata::Array(a)) = (int64_as_text, node) {
-        if matches!(a.data_type, DataType::Int64 | DataType::UInt64) {
-            if let Some(f) = doc.get_mut("fill_value") {
-                *f = Value::String(f.to_string());
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -496,7 +467,10 @@ mod tests {
         let doc = json!({"zarr_format": 3, "node_type": "group", "consolidated_metadata": null});
         assert_eq!(
             p(&doc).unwrap(),
-            NodeMetadata::Group(GroupMetadata::default())
+            NodeMetadata::Group(GroupMetadata {
+                zarr_format: 3,
+                ..Default::default()
+            })
         );
         let doc = json!({"zarr_format": 3, "node_type": "group"});
         assert_eq!(

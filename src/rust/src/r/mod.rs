@@ -9,7 +9,7 @@ use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};
 use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
-use crate::metadata::{v3, NodeMetadata};
+use crate::metadata::{self, NodeMetadata};
 use crate::selection::{DimSelection, Selection};
 use crate::store::{ByteRange, FsStore, MemoryStore, Store};
 use extendr_api::prelude::*;
@@ -226,7 +226,7 @@ fn rz_store_info(h: Robj) -> Robj {
 #[extendr]
 fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
     guard(|| {
-        let (node, doc) = v3::canonical(json.as_bytes(), for_r)?;
+        let (node, doc) = metadata::canonical(json.as_bytes(), for_r)?;
         if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
             crate::codec::CodecChain::from_json(
                 &m.codecs,
@@ -238,6 +238,92 @@ fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
         Ok(serde_json::to_string_pretty(&doc)
             .map_err(ZarrError::from)?
             .into())
+    })
+}
+
+/// The documents that store a node given in R form: a character vector
+/// named by key ("zarr.json", or ".zarray"/".zgroup" and ".zattrs").
+/// @noRd
+#[extendr]
+fn rz_metadata_documents(json: &str) -> Robj {
+    guard(|| {
+        let node = metadata::parse_r_form(json.as_bytes())?;
+        if let NodeMetadata::Array(m) = &node {
+            crate::codec::CodecChain::from_json(
+                &m.codecs,
+                m.data_type,
+                &m.fill_value.bytes,
+                m.shape.len(),
+            )?;
+        }
+        let docs = metadata::documents(&node)?;
+        let texts: Vec<String> = docs
+            .iter()
+            .map(|(_, t)| String::from_utf8_lossy(t).into_owned())
+            .collect();
+        let mut v: Robj = strings(texts);
+        v.set_names(docs.iter().map(|(n, _)| *n))
+            .map_err(|e| ZarrError::Type(e.to_string()))?;
+        Ok(v)
+    })
+}
+
+/// The metadata of the node at `path`, v3 or v2, in R form (JSON text),
+/// or NULL when there is no node.
+/// @noRd
+#[extendr]
+fn rz_node_metadata(store: Robj, path: &str) -> Robj {
+    guard(|| {
+        let store = store_of(&store)?;
+        let path = crate::engine::normalize_path(path)?;
+        Ok(match metadata::read_node(store.as_ref(), &path)? {
+            None => ().into(),
+            Some(node) => {
+                let text = serde_json::to_vec(&metadata::r_form(&node))?;
+                let (_, doc) = metadata::canonical(&text, true)?;
+                serde_json::to_string(&doc).map_err(ZarrError::from)?.into()
+            }
+        })
+    })
+}
+
+/// Zarr v2 consolidated metadata (.zmetadata text) as a named list of
+/// node documents in R form (JSON text), named by node path.
+/// @noRd
+#[extendr]
+fn rz_consolidated_v2(text: &str) -> Robj {
+    guard(|| {
+        let nodes = metadata::v2_consolidated_nodes(text.as_bytes())?;
+        let mut paths = Vec::new();
+        let mut docs = Vec::new();
+        for (path, node) in &nodes {
+            let t = serde_json::to_vec(&metadata::r_form(node))?;
+            let (_, doc) = metadata::canonical(&t, true)?;
+            paths.push(path.clone());
+            docs.push(serde_json::to_string(&doc).map_err(ZarrError::from)?);
+        }
+        let mut v: Robj = strings(docs);
+        v.set_names(paths)
+            .map_err(|e| ZarrError::Type(e.to_string()))?;
+        Ok(v)
+    })
+}
+
+/// .zmetadata text for nodes given as R-form JSON texts named by path.
+/// @noRd
+#[extendr]
+fn rz_consolidate_v2(paths: Vec<String>, docs: Vec<String>) -> Robj {
+    guard(|| {
+        let nodes = paths
+            .into_iter()
+            .zip(docs)
+            .map(|(p, d)| Ok((p, metadata::parse_r_form(d.as_bytes())?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(
+            String::from_utf8_lossy(&metadata::v2_consolidated_document(&nodes)?)
+                .into_owned()
+                .into(),
+        )
     })
 }
 
@@ -257,7 +343,7 @@ fn rz_array_open(store: Robj, path: &str) -> Robj {
 #[extendr]
 fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
     guard(|| {
-        let meta = match v3::parse(json.as_bytes())? {
+        let meta = match metadata::parse_r_form(json.as_bytes())? {
             NodeMetadata::Array(m) => m,
             NodeMetadata::Group(_) => {
                 return Err(ZarrError::Metadata(
@@ -269,13 +355,13 @@ fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
     })
 }
 
-/// The array's metadata as canonical zarr.json text.
+/// The array's metadata in R form (JSON text).
 /// @noRd
 #[extendr]
 fn rz_array_metadata(h: Robj) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
-        let doc = v3::to_json(&NodeMetadata::Array(a.meta.clone()));
+        let doc = metadata::r_form(&NodeMetadata::Array(a.meta.clone()));
         Ok(serde_json::to_string_pretty(&doc)
             .map_err(ZarrError::from)?
             .into())
@@ -591,6 +677,10 @@ extendr_module! {
     fn rz_store_size;
     fn rz_store_info;
     fn rz_metadata_normalize;
+    fn rz_metadata_documents;
+    fn rz_node_metadata;
+    fn rz_consolidated_v2;
+    fn rz_consolidate_v2;
     fn rz_array_open;
     fn rz_array_create;
     fn rz_array_metadata;
