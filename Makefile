@@ -56,6 +56,7 @@ check: deps
 	R CMD build . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual zarr_*.tar.gz
 
 bench: install
+	bench/run.sh
 	Rscript bench/read_parallel.R
 
 clean:

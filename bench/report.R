@@ -1,0 +1,80 @@
+# Combine the peers' results (peers_bench.py) and this package's
+# (zarr_bench.R) into bench/RESULTS.md, with each package figure as a ratio
+# to the best peer of the same run. Usage: Rscript bench/report.R DIR
+args <- commandArgs(trailingOnly = TRUE)
+dir <- if (length(args)) args[[1]] else "bench/results"
+peers <- jsonlite::fromJSON(file.path(dir, "peers.json"), simplifyVector = FALSE)
+ours <- jsonlite::fromJSON(file.path(dir, "zarr.json"), simplifyVector = FALSE)
+nbytes <- 4096 * 4096 * 8
+sub_bytes <- 256 * 256 * 8
+num <- function(x) if (is.null(x)) NA_real_ else as.numeric(x)
+gbs <- function(b, s) b / s / 1e9
+
+best_peer <- function(layout, field) {
+  v <- vapply(peers$rows, function(r) if (identical(r$layout, layout)) num(r[[field]]) else NA_real_, 0)
+  if (all(is.na(v))) return(list(s = NA, impl = NA))
+  i <- which.min(v)
+  list(s = v[i], impl = peers$rows[[i]]$impl)
+}
+
+lines <- c(
+  "# Benchmark: zarr (R) against the peers, one run",
+  "",
+  sprintf("Date: %s. Machine: %s cores, %s. %s. Threads: %s. Median of %s repeats, page cache warm.",
+          ours$meta$date, ours$meta$cores, ours$meta$cpu, ours$meta$r, ours$meta$threads, ours$meta$repeats),
+  "",
+  sprintf("Peers: %s", peers$meta),
+  "",
+  "Data: 4096 x 4096 float64 (128 MiB), chunks 256 x 256 (shards 1024 x 1024). Ratios are this package's",
+  "time over the best peer's time for the same layout and operation (below 1 is faster).",
+  "",
+  "| impl | layout | stored MiB | write s | write GB/s | write cpu/wall | read s | read GB/s | read cpu/wall | subset ms | read 1 thread s |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+fmt_row <- function(r) {
+  if (!is.null(r$error) && is.null(r$read_s)) return(sprintf("| %s | %s | ERROR: %s | | | | | | | | |", r$impl, r$layout, r$error))
+  sprintf("| %s | %s | %.1f | %.3f | %.2f | %.2f | %.3f | %.2f | %.2f | %.2f | %s |", r$impl, r$layout,
+          num(r$stored_bytes) / 2^20, num(r$write_s), gbs(nbytes, num(r$write_s)), num(r$write_cpu),
+          num(r$read_s), gbs(nbytes, num(r$read_s)), num(r$read_cpu), num(r$subset_s) * 1e3,
+          if (is.null(r$read_1thread_s)) "" else sprintf("%.3f", num(r$read_1thread_s)))
+}
+for (r in c(peers$rows, ours$rows)) lines <- c(lines, fmt_row(r))
+
+lines <- c(lines, "", "## Ratios to the best peer (package time / best peer time)", "",
+           "| layout | order | write | read | subset | best peer (write / read / subset) |", "|---|---|---:|---:|---:|---|")
+for (r in ours$rows) {
+  w <- best_peer(r$layout, "write_s")
+  rd <- best_peer(r$layout, "read_s")
+  s <- best_peer(r$layout, "subset_s")
+  lines <- c(lines, sprintf("| %s | %s | %.2f | %.2f | %.2f | %s / %s / %s |", r$layout, r$order,
+                            num(r$write_s) / w$s, num(r$read_s) / rd$s, num(r$subset_s) / s$s, w$impl, rd$impl, s$impl))
+}
+
+phys <- peers$physical
+ref <- function(pattern) {
+  for (p in phys) if (grepl(pattern, p$label, fixed = TRUE)) return(p$bytes / p$seconds / 1e9)
+  NA_real_
+}
+memcpy <- ref("np.copyto")
+zstd1 <- ref("zstd level 1 decompress")
+row_of <- function(layout, order) Filter(function(r) r$layout == layout && r$order == order, ours$rows)[[1]]
+none_f <- row_of("none", "F")
+zstd_f <- row_of("zstd1", "F")
+zstd_c <- row_of("zstd1", "C")
+lines <- c(lines, "", "## Targets", "",
+  sprintf("- C-order read / column-major read (zstd1): %.2f (target <= 1.3); uncompressed: %.2f",
+          num(zstd_c$read_s) / num(zstd_f$read_s), num(row_of("none", "C")$read_s) / num(none_f$read_s)),
+  sprintf("- Uncompressed full read: %.2f GB/s = %.0f%% of memcpy (%.2f GB/s; target >= 50%%)",
+          gbs(nbytes, num(none_f$read_s)), 100 * gbs(nbytes, num(none_f$read_s)) / memcpy, memcpy),
+  sprintf("- zstd1 full read: %.2f GB/s = %.0f%% of two threads of single-thread zstd decompress (%.2f GB/s x 2; target >= 80%%)",
+          gbs(nbytes, num(zstd_f$read_s)), 100 * gbs(nbytes, num(zstd_f$read_s)) / (2 * zstd1), zstd1),
+  sprintf("- Peak memory of a full zstd1 read: %.2f x the result (target < 1.3)", num(zstd_f$read_peak_bytes) / nbytes))
+sc <- ours$scaling
+lines <- c(lines, "", "## Scaling and hierarchies", "", "| full read | s | GB/s |", "|---|---:|---:|")
+for (s in sc) lines <- c(lines, sprintf("| %d MiB | %.3f | %.2f |", as.integer(s$mib), num(s$read_s), s$mib * 2^20 / num(s$read_s) / 1e9))
+lines <- c(lines, "",
+  sprintf("512 MiB / 32 MiB read time: %.1f (target <= 17)", num(sc[[3]]$read_s) / num(sc[[1]]$read_s)),
+  sprintf("Opening 1,000 arrays in 100 groups: %.3f s by listing, %.3f s with consolidated metadata (one store read).",
+          num(ours$hierarchy$plain_s), num(ours$hierarchy$consolidated_s)))
+writeLines(lines, "bench/RESULTS.md")
+cat(lines, sep = "\n")

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `make bench`: the peers (zarr-python, zarr-python with the zarrs pipeline,
+# tensorstore) and this package on the same workload in one run, then
+# bench/RESULTS.md. Needs ../shared/bench/peers_bench.py and PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+peers=../shared/bench/peers_bench.py
+[ -f "$peers" ] || { echo "bench: $peers is missing" >&2; exit 1; }
+venv=bench/.venv
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+# R puts its own libraries first in LD_LIBRARY_PATH; Python must not see them.
+unset LD_LIBRARY_PATH
+"$venv/bin/pip" install -q "zarr>=3" zarrs tensorstore numcodecs google-crc32c numpy
+mkdir -p bench/results
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+"$venv/bin/python" "$peers" --repeats "${REPEATS:-3}" --data-dir "$data" --out bench/results/peers
+rm -rf "$data"/*
+Rscript bench/zarr_bench.R "${REPEATS:-3}" bench/results/zarr.json
+Rscript bench/report.R bench/results

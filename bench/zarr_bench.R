@@ -1,0 +1,150 @@
+# The peer workload (../shared/bench/peers_bench.py) run on this package:
+# a 4096 x 4096 float64 field, four layouts, write / full read / 256 x 256
+# subset, in both storage orders (R's column-major with the default
+# transpose codec, and C order as Python writes it). Also single-thread
+# reads, peak memory of a full read, read scaling with size, and opening a
+# hierarchy of 1,000 arrays with and without consolidated metadata.
+# Usage: Rscript bench/zarr_bench.R [repeats] [out.json]
+library(zarr)
+
+args <- commandArgs(trailingOnly = TRUE)
+repeats <- if (length(args) >= 1) as.integer(args[[1]]) else 3L
+out_file <- if (length(args) >= 2) args[[2]] else "bench/results/zarr.json"
+dir.create(dirname(out_file), recursive = TRUE, showWarnings = FALSE)
+data_dir <- file.path(tempdir(), "zarr-bench")
+dir.create(data_dir, showWarnings = FALSE)
+
+N <- 4096
+nbytes <- N * N * 8
+make_data <- function(n) {
+  i <- (seq_len(n) - 1)
+  j <- (seq_len(N) - 1)
+  x <- outer(sin(i / 97), cos(j / 53)) * 1000 + outer(i * N, j, `+`) %% 7
+  round(x, 3)
+}
+data <- make_data(N)
+
+cpu_now <- function() {
+  t <- proc.time()
+  t[["user.self"]] + t[["sys.self"]]
+}
+
+# Median wall time (and its cpu/wall) of `reps` runs, after one warm-up.
+timed <- function(fn, reps = repeats, before = NULL) {
+  if (!is.null(before)) before()
+  fn()
+  runs <- t(vapply(seq_len(reps), function(k) {
+    if (!is.null(before)) before()
+    invisible(gc(FALSE))
+    c0 <- cpu_now()
+    t0 <- Sys.time()
+    fn()
+    wall <- as.numeric(Sys.time() - t0, units = "secs")
+    c(wall = wall, cpu = (cpu_now() - c0) / wall)
+  }, numeric(2)))
+  runs[order(runs[, "wall"])[ceiling(reps / 2)], ]
+}
+
+# Peak resident memory of `fn()`, above what the process held before.
+peak_rss <- function(fn) {
+  status <- function(field) {
+    l <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
+    as.numeric(sub("kB", "", sub(paste0(field, ":"), "", l))) * 1024
+  }
+  invisible(gc(FALSE))
+  base <- status("VmRSS")
+  writeLines("5", "/proc/self/clear_refs")
+  y <- fn()
+  peak <- status("VmHWM")
+  rm(y)
+  peak - base
+}
+
+layout_builder <- function(layout, order, n = N) {
+  b <- define_array("float64", c(n, N))
+  b$chunk_shape <- c(256, 256)
+  if (order == "C") b$portable <- TRUE
+  b$remove_codec("zstd")
+  switch(layout,
+    none = NULL,
+    zstd1 = b$add_codec("zstd", list(level = 1, checksum = FALSE)),
+    lz4 = b$add_codec("blosc", list(cname = "lz4", clevel = 5, shuffle = "shuffle", typesize = 8)),
+    shard = {
+      b$add_codec("zstd", list(level = 1, checksum = FALSE))
+      b$chunk_shape <- c(1024, 1024)
+      b$add_codec("sharding_indexed", list(chunk_shape = c(256, 256)))
+    }
+  )
+  b
+}
+
+du <- function(path) sum(file.size(list.files(path, recursive = TRUE, full.names = TRUE, all.files = TRUE)))
+
+rows <- list()
+for (layout in c("none", "zstd1", "lz4", "shard")) {
+  for (order in c("F", "C")) {
+    path <- file.path(data_dir, sprintf("zarr_%s_%s.zarr", layout, order))
+    make_array <- function() {
+      unlink(path, recursive = TRUE)
+      z <- create_zarr(path)
+      z$add_array("/", "x", layout_builder(layout, order))
+    }
+    arr <- NULL
+    # the write alone: the array is created (metadata only) before the timer
+    w <- timed(function() arr$write(data), before = function() arr <<- make_array())
+    stored <- du(path)
+    a <- open_zarr(path, read_only = TRUE)[["/x"]]
+    stopifnot(identical(unname(a[]), data), identical(unname(a[1001:1256, 1001:1256]), data[1001:1256, 1001:1256]))
+    r <- timed(function() a[])
+    s <- timed(function() a[1001:1256, 1001:1256])
+    r1 <- withr::with_options(list(zarr.num_threads = 1), timed(function() a[]))
+    mem <- if (layout == "zstd1") peak_rss(function() a[]) else NA
+    row <- list(impl = sprintf("zarr (R, %s order)", order), layout = layout, order = order,
+                write_s = w[["wall"]], write_cpu = w[["cpu"]], stored_bytes = stored,
+                read_s = r[["wall"]], read_cpu = r[["cpu"]], subset_s = s[["wall"]], subset_cpu = s[["cpu"]],
+                read_1thread_s = r1[["wall"]], read_peak_bytes = mem)
+    cat(jsonlite::toJSON(row, auto_unbox = TRUE, na = "null"), "\n")
+    rows[[length(rows) + 1]] <- row
+  }
+}
+
+# Read scaling: 32, 128, 512 MiB, zstd level 1, 256 x 256 chunks.
+scaling <- list()
+for (mib in c(32, 128, 512)) {
+  n <- mib * 2^20 / 8 / N
+  path <- file.path(data_dir, sprintf("scale_%d.zarr", mib))
+  unlink(path, recursive = TRUE)
+  z <- create_zarr(path)
+  x <- make_data(n)
+  z$add_array("/", "x", layout_builder("zstd1", "F", n))$write(x)
+  rm(x)
+  a <- open_zarr(path, read_only = TRUE)[["/x"]]
+  t <- timed(function() a[])
+  scaling[[length(scaling) + 1]] <- list(mib = mib, read_s = t[["wall"]], read_cpu = t[["cpu"]])
+  cat(sprintf("scaling: %d MiB read in %.3f s\n", mib, t[["wall"]]))
+  unlink(path, recursive = TRUE)
+}
+
+# Opening a hierarchy of 1,000 arrays in 100 groups.
+path <- file.path(data_dir, "hierarchy.zarr")
+unlink(path, recursive = TRUE)
+z <- create_zarr(path)
+for (g in seq_len(100)) {
+  grp <- z$add_group("/", sprintf("g%03d", g))
+  for (k in seq_len(10)) grp$add_array(sprintf("a%02d", k), define_array("int16", c(10, 10)))
+}
+open_all <- function() length(open_zarr(path, read_only = TRUE)$arrays)
+stopifnot(open_all() == 1000)
+plain <- timed(open_all)
+z$consolidate()
+consolidated <- timed(open_all)
+hierarchy <- list(plain_s = plain[["wall"]], consolidated_s = consolidated[["wall"]])
+cat(sprintf("open 1000 arrays: %.3f s listing, %.3f s consolidated\n", plain[["wall"]], consolidated[["wall"]]))
+
+meta <- list(date = format(Sys.time(), "%Y-%m-%d %H:%M"), threads = zarr_num_threads(),
+             cores = parallel::detectCores(), repeats = repeats,
+             cpu = sub(".*: ", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
+             r = R.version.string)
+jsonlite::write_json(list(meta = meta, rows = rows, scaling = scaling, hierarchy = hierarchy), out_file,
+                     auto_unbox = TRUE, digits = NA, pretty = TRUE, na = "null")
+unlink(data_dir, recursive = TRUE)
