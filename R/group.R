@@ -162,13 +162,22 @@ group_get_node <- function(group, path) {
       node <- node$parent
     } else if (inherits(node, "zarr_group")) {
       hit <- Filter(function(ch) ch$name == p, node$children)
-      node <- if (length(hit)) hit[[1L]] else NULL
+      node <- if (length(hit)) hit[[1L]] else child_by_path(node, p)
     } else {
       node <- NULL
     }
     if (is.null(node)) return(NULL)
   }
   node
+}
+
+# A child the group's listing did not find (a store that cannot list, such
+# as HTTP without consolidated metadata): ask the store for its metadata.
+child_by_path <- function(group, name) {
+  meta <- group$store$get_metadata(child_path(group$path, name))
+  if (is.null(meta)) return(NULL)
+  node <- build_node(name, meta, group, group$store)
+  group$.__enclos_env__$private$add_child(node)
 }
 
 group_delete <- function(self, private, name) {

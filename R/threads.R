@@ -20,10 +20,7 @@ zarr_num_threads <- function() {
     env <- Sys.getenv("ZARR_NUM_THREADS", "")
     n <- if (nzchar(env)) suppressWarnings(as.integer(env)) else NA_integer_
   }
-  if (length(n) != 1L || is.na(n) || n < 1L) {
-    n <- parallel::detectCores(logical = TRUE)
-    if (is.na(n)) n <- 1L
-  }
+  if (length(n) != 1L || is.na(n) || n < 1L) n <- detected_cores()
   n <- as.integer(n)
   if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_", ""))) n <- min(n, 2L)
   n
@@ -37,4 +34,14 @@ zarr_strict_checksums <- function() {
 # Whether 64-bit integers read as bit64::integer64.
 use_bit64 <- function() {
   requireNamespace("bit64", quietly = TRUE)
+}
+
+# detectCores() runs a shell command on Linux: ask once per session.
+core_cache <- new.env(parent = emptyenv())
+detected_cores <- function() {
+  if (is.null(core_cache$n)) {
+    n <- parallel::detectCores(logical = TRUE)
+    core_cache$n <- if (is.na(n)) 1L else as.integer(n)
+  }
+  core_cache$n
 }

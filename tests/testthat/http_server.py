@@ -87,6 +87,9 @@ def parse_range(spec, size):
 
 def make_handler(root, stats, opts):
     class Handler(BaseHTTPRequestHandler):
+        # Small answers (headers, then a short body) would wait for the
+        # delayed ACK (~40 ms each) with Nagle's algorithm on.
+        disable_nagle_algorithm = True
         protocol_version = "HTTP/1.1"
         server_version = "zarr-test-server/1"
 
@@ -203,6 +206,9 @@ def main():
 
     root = os.path.abspath(opts.root)
     stats = Stats()
+    # The engine opens up to 16 connections at once; the default listen
+    # backlog of 5 drops some and the client retries after a second.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", opts.port), make_handler(root, stats, opts))
     server.daemon_threads = True
     sys.stdout.write("PORT %d PID %d\n" % (server.server_address[1], os.getpid()))
