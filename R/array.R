@@ -192,7 +192,7 @@ array_print <- function(arr) {
       format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")
   cat("codecs     : ", paste(codec_names(meta$codecs), collapse = ", "), "\n", sep = "")
   keys <- arr$store$list_prefix(arr$prefix)
-  keys <- keys[!endsWith(keys, "zarr.json")]
+  keys <- keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
   stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))
   raw <- prod(shape) * dt$size
   cat("stored     : ", format_bytes(stored), " in ", length(keys), " chunk", if (length(keys) != 1L) "s",

@@ -90,7 +90,7 @@ impl Lossy {
         let n = self.overflow_integer64.load(Ordering::Relaxed);
         if n > 0 {
             w.push(format!(
-                "{what}: {n} uint64 value(s) above 2^63-1 do not fit integer64 and were read as NA"
+                "{what}: {n} value(s) that integer64 cannot hold (above 2^63-1, or -2^63, its NA) were read as NA"
             ));
         }
         w
@@ -337,7 +337,9 @@ pub unsafe fn read_into(
         (DataType::Int32, _) => int_to_i32!(i32),
         (DataType::UInt8, _) => int_to_i32!(u8),
         (DataType::UInt16, _) => int_to_i32!(u16),
-        (DataType::Int64, RType::Integer64) => to_i64!(i64, |_v: i64| false),
+        // i64::MIN is integer64's NA: a stored value that is not the fill
+        // value reads as NA too, with a warning.
+        (DataType::Int64, RType::Integer64) => to_i64!(i64, |v: i64| v == i64::MIN),
         (DataType::UInt32, RType::Integer64) => to_i64!(u32, |_v: u32| false),
         (DataType::UInt64, RType::Integer64) => to_i64!(u64, |v: u64| v > i64::MAX as u64),
         (DataType::Int64, _) => big_to_f64!(i64, |v: i64| v.unsigned_abs() > LIM),

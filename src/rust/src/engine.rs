@@ -526,7 +526,14 @@ impl Array {
                         warnings: &warnings,
                         what: &what,
                     };
-                    Some(self.chain.decode_strings(raw, &cshape, &ctx)?)
+                    let strings = self.chain.decode_strings(raw, &cshape, &ctx)?;
+                    // R strings cannot hold NUL, which UTF-8 allows.
+                    if let Some(i) = strings.iter().position(|s| s.contains('\0')) {
+                        return Err(ZarrError::Unsupported(format!(
+                            "{what}: string {i} contains a NUL character, which R strings cannot hold"
+                        )));
+                    }
+                    Some(strings)
                 }
             };
             let spans: Vec<Vec<Span>> = c

@@ -170,6 +170,11 @@ impl CodecChain {
                 "bytes" => ArrayToBytes::Bytes {
                     endian: bytes::parse_endian(&config, dtype)?,
                 },
+                "sharding_indexed" if dtype == DataType::String => {
+                    return Err(ZarrError::Unsupported(
+                        "sharded string arrays are not supported yet".into(),
+                    ))
+                }
                 "sharding_indexed" => ArrayToBytes::Sharding(Box::new(
                     sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
                 )),

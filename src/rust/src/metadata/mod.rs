@@ -124,7 +124,9 @@ impl ArrayMetadata {
                 "chunk_grid: chunk_shape entries must be greater than 0".into(),
             ));
         }
-        if self.fill_value.bytes.len() != self.data_type.size() {
+        if self.data_type != DataType::String
+            && self.fill_value.bytes.len() != self.data_type.size()
+        {
             return Err(ZarrError::Metadata(format!(
                 "fill_value has {} bytes but {} needs {}",
                 self.fill_value.bytes.len(),
