@@ -225,9 +225,11 @@ new_store <- function(location, zarr_format = 3L) {
 
 #' Open a Zarr store
 #'
-#' Opens an existing Zarr (version 3) data set on the local file system. A
-#' path that does not exist is an error (`zarr_error_not_found`); nothing is
-#' created.
+#' Opens an existing Zarr data set (version 3 or 2) on the local file
+#' system, on a web server (`http://`, `https://`; read-only), or described
+#' by an fsspec reference set (a `.json` reference file or a folder of
+#' Parquet references, see [zarr_refstore]). A path that does not exist is
+#' an error (`zarr_error_not_found`); nothing is created.
 #'
 #' @param location The folder of the store, a path or `file://` URI.
 #' @param read_only Whether to open the store read-only. Default FALSE.
@@ -242,6 +244,7 @@ new_store <- function(location, zarr_format = 3L) {
 open_zarr <- function(location, read_only = FALSE) {
   check_string(location, "location")
   check_flag(read_only, "read_only")
+  if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
   if (grepl("^https?://", location, ignore.case = TRUE)) {
     # HTTP stores are always read-only, whatever `read_only` says.
     return(zarr$new(zarr_httpstore$new(location)))

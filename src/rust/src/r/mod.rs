@@ -101,6 +101,18 @@ fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
     })
 }
 
+/// A read-only store of fsspec references: a JSON file (v0 or v1), or a
+/// folder of Parquet references.
+/// @noRd
+#[extendr]
+fn rz_store_reference(location: &str) -> Robj {
+    guard(|| {
+        Ok(store_value(Arc::new(crate::store::RefStore::open(
+            location,
+        )?)))
+    })
+}
+
 /// @noRd
 #[extendr]
 fn rz_store_memory(read_only: bool) -> Robj {
@@ -665,6 +677,7 @@ extendr_module! {
     mod zarr;
     fn rz_store_local;
     fn rz_store_memory;
+    fn rz_store_reference;
     fn rz_store_http;
     fn rz_store_get;
     fn rz_store_set;

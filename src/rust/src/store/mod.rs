@@ -7,10 +7,12 @@ use crate::error::{Result, ZarrError};
 pub mod fs;
 pub mod http;
 pub mod memory;
+pub mod reference;
 
 pub use fs::FsStore;
 pub use http::HttpStore;
 pub use memory::MemoryStore;
+pub use reference::RefStore;
 
 /// Which bytes of a value to return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

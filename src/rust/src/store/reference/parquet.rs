@@ -1,0 +1,615 @@
+//! Parquet reference sets: the folder layout of fsspec's
+//! `LazyReferenceMapper` (references-spec.rst, "Parquet references").
+//!
+//! `.zmetadata` holds `metadata` (every metadata document, by key) and
+//! `record_size`. The chunk references of the array at `<path>` are
+//! numbered in C order of its chunk grid; number `n` is row
+//! `n % record_size` of `<path>/refs.<n / record_size>.parq`, whose columns
+//! are `path`, `offset`, `size` and `raw`. A file is read only when one of
+//! its chunks is asked for, and kept in a small cache.
+
+use super::{Base, Ref, Targets};
+use crate::error::{Result, ZarrError};
+use crate::store::validate_key;
+use parquet::basic::Type as PhysicalType;
+use parquet::column::reader::get_typed_column_reader;
+use parquet::data_type::{ByteArrayType, DataType, Int32Type, Int64Type};
+use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How many reference files stay in memory (fsspec keeps 128 too).
+const CACHE_FILES: usize = 128;
+
+/// The chunk grid of one array and how its chunk keys are written.
+#[derive(Debug, Clone)]
+struct Grid {
+    /// Chunks along each dimension.
+    chunks: Vec<u64>,
+    /// The number of chunks.
+    total: u64,
+    separator: char,
+    /// Zarr v3 "default" chunk key encoding: "c" before the indices.
+    c_prefix: bool,
+}
+
+impl Grid {
+    fn new(shape: &[u64], chunk_shape: &[u64], separator: char, c_prefix: bool) -> Grid {
+        let chunks: Vec<u64> = shape
+            .iter()
+            .zip(chunk_shape)
+            .map(|(&s, &c)| if c == 0 { 0 } else { s.div_ceil(c) })
+            .collect();
+        let total = chunks
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+            .unwrap_or(u64::MAX);
+        Grid {
+            chunks,
+            total,
+            separator,
+            c_prefix,
+        }
+    }
+
+    /// The C-order number of the chunk whose key (below the array) is
+    /// `s`, if it is a chunk of the grid.
+    fn number(&self, s: &str) -> Option<u64> {
+        let rest = if self.c_prefix {
+            let rest = s.strip_prefix('c')?;
+            if self.chunks.is_empty() {
+                return rest.is_empty().then_some(0);
+            }
+            rest.strip_prefix(self.separator)?
+        } else {
+            if self.chunks.is_empty() {
+                return (s == "0").then_some(0);
+            }
+            s
+        };
+        let mut n: u64 = 0;
+        let mut parts = rest.split(self.separator);
+        for &count in &self.chunks {
+            let p = parts.next()?;
+            // Plain decimal numbers, as chunk keys are written.
+            if p.is_empty()
+                || !p.bytes().all(|b| b.is_ascii_digit())
+                || (p.len() > 1 && p.starts_with('0'))
+            {
+                return None;
+            }
+            let i: u64 = p.parse().ok()?;
+            if i >= count {
+                return None;
+            }
+            n = n * count + i;
+        }
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(n)
+    }
+
+    /// The key (below the array) of chunk number `n`.
+    fn key(&self, mut n: u64) -> String {
+        let mut idx = vec![0u64; self.chunks.len()];
+        for (d, &count) in self.chunks.iter().enumerate().rev() {
+            idx[d] = n % count;
+            n /= count;
+        }
+        let sep = self.separator.to_string();
+        let joined = idx
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(&sep);
+        match (self.c_prefix, self.chunks.is_empty()) {
+            (true, true) => "c".into(),
+            (true, false) => format!("c{sep}{joined}"),
+            (false, true) => "0".into(),
+            (false, false) => joined,
+        }
+    }
+}
+
+/// The rows of one reference file; `None` for keys that do not exist.
+type Rows = Vec<Option<Ref>>;
+
+#[derive(Default)]
+struct Cache {
+    files: HashMap<(String, u64), (Arc<Rows>, u64)>,
+    tick: u64,
+}
+
+pub(super) struct LazyRefs {
+    root: PathBuf,
+    record_size: u64,
+    /// Array path ("" for a root array) -> chunk grid.
+    arrays: HashMap<String, Grid>,
+    cache: Mutex<Cache>,
+    opened: AtomicUsize,
+    targets: Mutex<Targets>,
+    any_http: AtomicBool,
+    sampled: AtomicBool,
+}
+
+fn meta_err(msg: String) -> ZarrError {
+    ZarrError::Metadata(msg)
+}
+
+impl LazyRefs {
+    /// Read `.zmetadata` of the folder `path`; the metadata documents are
+    /// returned as inline references.
+    pub(super) fn open(path: &str) -> Result<(LazyRefs, BTreeMap<String, Ref>)> {
+        let root = match super::url_scheme(path) {
+            Some(s) if s.eq_ignore_ascii_case("file") => super::file_url_path(path)?,
+            Some(_) => {
+                return Err(ZarrError::Unsupported(format!(
+                    "Parquet references are read from local folders only, not {path}"
+                )))
+            }
+            None => match super::plain_file_url(path) {
+                Some(p) => p?,
+                None => PathBuf::from(path),
+            },
+        };
+        let root = std::path::absolute(&root).map_err(|e| {
+            ZarrError::Io(format!(
+                "cannot resolve the reference folder '{}': {e}",
+                root.display()
+            ))
+        })?;
+        let zmeta_path = root.join(".zmetadata");
+        let bytes = match std::fs::read(&zmeta_path) {
+            Ok(b) => b,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Err(ZarrError::NotFound(format!(
+                    "'{}' is no Parquet reference folder: it has no .zmetadata",
+                    root.display()
+                )))
+            }
+            Err(e) => {
+                return Err(ZarrError::Io(format!(
+                    "cannot read '{}': {e}",
+                    zmeta_path.display()
+                )))
+            }
+        };
+        let where_ = zmeta_path.display().to_string();
+        let doc: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| meta_err(format!("invalid JSON in '{where_}': {e}")))?;
+        let record_size = doc
+            .get("record_size")
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                meta_err(format!("'{where_}' needs a positive integer 'record_size'"))
+            })?;
+        let Some(Value::Object(metadata)) = doc.get("metadata") else {
+            return Err(meta_err(format!(
+                "'{where_}' needs 'metadata', a JSON object of the metadata documents"
+            )));
+        };
+        let mut refs = BTreeMap::new();
+        let mut arrays = HashMap::new();
+        for (key, value) in metadata {
+            validate_key(key)
+                .map_err(|e| meta_err(format!("invalid key in '{where_}': {}", e.message())))?;
+            let bytes: Arc<[u8]> = match value {
+                Value::String(s) => s.as_bytes().into(),
+                other => serde_json::to_vec(other)?.into(),
+            };
+            let doc = match value {
+                Value::String(s) => serde_json::from_str(s).ok(),
+                other => Some(other.clone()),
+            };
+            if let Some(found) = doc.as_ref().and_then(|d| array_grid(key, d)) {
+                let (field, grid) = found?;
+                arrays.insert(field, grid);
+            }
+            refs.insert(key.clone(), Ref::Inline(bytes));
+        }
+        // Relative target paths start beside the folder, as they would
+        // beside a JSON reference file.
+        let base = root.parent().unwrap_or(&root).to_path_buf();
+        Ok((
+            LazyRefs {
+                root,
+                record_size,
+                arrays,
+                cache: Mutex::new(Cache::default()),
+                opened: AtomicUsize::new(0),
+                targets: Mutex::new(Targets::new(Base::Local(base))),
+                any_http: AtomicBool::new(false),
+                sampled: AtomicBool::new(false),
+            },
+            refs,
+        ))
+    }
+
+    pub(super) fn root_display(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    pub(super) fn any_http(&self) -> bool {
+        self.any_http.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn files_opened(&self) -> usize {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn cached_files(&self) -> Vec<String> {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<String> = cache
+            .files
+            .keys()
+            .map(|(field, rec)| file_name(field, *rec))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Whether a target is http(s), reading the first reference file of
+    /// the first array if no file has been read yet.
+    pub(super) fn sample_any_http(&self) -> bool {
+        if !self.sampled.swap(true, Ordering::Relaxed) && self.files_opened() == 0 {
+            let mut fields: Vec<&String> = self
+                .arrays
+                .iter()
+                .filter(|(_, g)| g.total > 0)
+                .map(|(f, _)| f)
+                .collect();
+            fields.sort();
+            if let Some(field) = fields.first() {
+                let _ = self.load(field, 0);
+            }
+        }
+        self.any_http()
+    }
+
+    /// The array and chunk number of a chunk key.
+    fn locate<'k>(&self, key: &'k str) -> Option<(&'k str, &Grid, u64)> {
+        if let Some(g) = self.arrays.get("") {
+            if let Some(n) = g.number(key) {
+                return Some(("", g, n));
+            }
+        }
+        for (i, _) in key.match_indices('/').rev() {
+            if let Some(g) = self.arrays.get(&key[..i]) {
+                if let Some(n) = g.number(&key[i + 1..]) {
+                    return Some((&key[..i], g, n));
+                }
+            }
+        }
+        None
+    }
+
+    /// The reference of a chunk key, `None` if it is no chunk or its row
+    /// is empty.
+    pub(super) fn get(&self, key: &str) -> Result<Option<Ref>> {
+        let Some((field, _, n)) = self.locate(key) else {
+            return Ok(None);
+        };
+        let rows = self.load(field, n / self.record_size)?;
+        Ok(rows.get((n % self.record_size) as usize).cloned().flatten())
+    }
+
+    /// The chunk keys (that exist) of the arrays under or around `prefix`:
+    /// of the arrays at or below it, or only of the array it is in or at
+    /// (`direct_only`, for list_dir: deeper arrays show as folders anyway).
+    pub(super) fn keys_below(&self, prefix: &str, direct_only: bool) -> Result<Vec<String>> {
+        let mut fields: Vec<&String> = self
+            .arrays
+            .keys()
+            .filter(|f| {
+                let dir = folder(f);
+                prefix.starts_with(&dir) || (!direct_only && dir.starts_with(prefix))
+            })
+            .collect();
+        fields.sort();
+        let mut out = Vec::new();
+        for field in fields {
+            let grid = &self.arrays[field];
+            let dir = folder(field);
+            let records = grid.total.div_ceil(self.record_size);
+            for rec in 0..records {
+                let rows = self.load(field, rec)?;
+                for (i, r) in rows.iter().enumerate() {
+                    let n = rec * self.record_size + i as u64;
+                    if r.is_none() || n >= grid.total {
+                        continue;
+                    }
+                    let key = format!("{dir}{}", grid.key(n));
+                    if key.starts_with(prefix) {
+                        out.push(key);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows of `<field>/refs.<record>.parq`, from the cache or read now.
+    fn load(&self, field: &str, record: u64) -> Result<Arc<Rows>> {
+        let id = (field.to_string(), record);
+        {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            cache.tick += 1;
+            let tick = cache.tick;
+            if let Some((rows, used)) = cache.files.get_mut(&id) {
+                *used = tick;
+                return Ok(Arc::clone(rows));
+            }
+        }
+        let mut path = self.root.clone();
+        for seg in field.split('/').filter(|s| !s.is_empty()) {
+            path.push(seg);
+        }
+        path.push(format!("refs.{record}.parq"));
+        let rows = Arc::new(self.read_file(&path)?);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.tick += 1;
+        let tick = cache.tick;
+        if cache.files.len() >= CACHE_FILES && !cache.files.contains_key(&id) {
+            let oldest = cache
+                .files
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                cache.files.remove(&k);
+            }
+        }
+        let entry = cache.files.entry(id).or_insert((rows, tick));
+        entry.1 = tick;
+        Ok(Arc::clone(&entry.0))
+    }
+
+    /// Read one reference file; a missing file has no references.
+    fn read_file(&self, path: &Path) -> Result<Rows> {
+        let shown = path.display().to_string();
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Ok(Vec::new())
+            }
+            Err(e) => {
+                return Err(ZarrError::Io(format!(
+                    "cannot read the reference file '{shown}': {e}"
+                )))
+            }
+        };
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        let bad = |e: parquet::errors::ParquetError| {
+            meta_err(format!(
+                "cannot read the Parquet reference file '{shown}': {e}"
+            ))
+        };
+        let reader = SerializedFileReader::new(file).map_err(bad)?;
+        let schema = reader.metadata().file_metadata().schema_descr_ptr();
+        let find = |name: &str| {
+            schema
+                .columns()
+                .iter()
+                .position(|c| c.path().parts() == [name])
+        };
+        let (path_col, offset_col, size_col, raw_col) =
+            (find("path"), find("offset"), find("size"), find("raw"));
+        let columns_ok =
+            offset_col.is_some() && size_col.is_some() && (path_col.is_some() || raw_col.is_some());
+        // pyarrow writes a column of nulls only (no inline data in a file,
+        // say) with the Null logical type over any physical type.
+        let not_null_type = |i: &usize| {
+            schema.column(*i).logical_type_ref() != Some(&parquet::basic::LogicalType::Unknown)
+        };
+        let (path_col, offset_col, size_col, raw_col) = (
+            path_col.filter(not_null_type),
+            offset_col.filter(not_null_type),
+            size_col.filter(not_null_type),
+            raw_col.filter(not_null_type),
+        );
+        let wrong_type = |i: Option<usize>, want: &[PhysicalType]| {
+            i.is_some_and(|i| !want.contains(&schema.column(i).physical_type()))
+        };
+        let ints = [PhysicalType::INT64, PhysicalType::INT32];
+        let bytes = [PhysicalType::BYTE_ARRAY];
+        if !columns_ok
+            || wrong_type(path_col, &bytes)
+            || wrong_type(raw_col, &bytes)
+            || wrong_type(offset_col, &ints)
+            || wrong_type(size_col, &ints)
+        {
+            let found = schema
+                .columns()
+                .iter()
+                .map(|c| format!("{} ({})", c.path().string(), c.physical_type()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(meta_err(format!(
+                "the Parquet reference file '{shown}' has the wrong columns: expected path \
+                 (byte array), offset and size (integers) and raw (byte array), found {found}"
+            )));
+        }
+        let mut rows = Vec::new();
+        for g in 0..reader.num_row_groups() {
+            let rg = reader.get_row_group(g).map_err(bad)?;
+            let n = usize::try_from(rg.metadata().num_rows()).unwrap_or(0);
+            let paths = match path_col {
+                Some(i) => read_column::<ByteArrayType>(&*rg, i, n).map_err(bad)?,
+                None => vec![None; n],
+            };
+            let raws = match raw_col {
+                Some(i) => read_column::<ByteArrayType>(&*rg, i, n).map_err(bad)?,
+                None => vec![None; n],
+            };
+            let offsets = match offset_col {
+                Some(i) => read_ints(&*rg, i, n).map_err(bad)?,
+                None => vec![None; n],
+            };
+            let sizes = match size_col {
+                Some(i) => read_ints(&*rg, i, n).map_err(bad)?,
+                None => vec![None; n],
+            };
+            if [paths.len(), raws.len(), offsets.len(), sizes.len()]
+                .iter()
+                .any(|&l| l != n)
+            {
+                return Err(meta_err(format!(
+                    "the Parquet reference file '{shown}' has columns of different lengths"
+                )));
+            }
+            // Held only to look up the targets (other files may be read meanwhile).
+            let mut targets = self.targets.lock().unwrap_or_else(|e| e.into_inner());
+            for i in 0..n {
+                let row = rows.len();
+                if let Some(raw) = &raws[i] {
+                    rows.push(Some(Ref::Inline(raw.data().into())));
+                    continue;
+                }
+                let Some(p) = &paths[i] else {
+                    rows.push(None);
+                    continue;
+                };
+                let url = std::str::from_utf8(p.data()).map_err(|_| {
+                    meta_err(format!(
+                        "the Parquet reference file '{shown}': the path of row {row} is not UTF-8"
+                    ))
+                })?;
+                let (offset, size) = (offsets[i].unwrap_or(0), sizes[i].unwrap_or(0));
+                if offset < 0 || size < 0 {
+                    return Err(meta_err(format!(
+                        "the Parquet reference file '{shown}': row {row} has a negative offset or size"
+                    )));
+                }
+                rows.push(Some(Ref::Target {
+                    target: targets.get(url),
+                    offset: offset as u64,
+                    // A size of 0 references the whole file.
+                    length: (size > 0).then_some(size as u64),
+                }));
+            }
+            if targets.any_http {
+                self.any_http.store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(rows)
+    }
+}
+
+/// "" or "<field>/".
+fn folder(field: &str) -> String {
+    if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}/")
+    }
+}
+
+fn file_name(field: &str, record: u64) -> String {
+    format!("{}refs.{record}.parq", folder(field))
+}
+
+/// The array path and chunk grid of a metadata document, if it is the
+/// `.zarray` of a Zarr v2 array or the `zarr.json` of a v3 array with a
+/// regular grid.
+fn array_grid(key: &str, doc: &Value) -> Option<Result<(String, Grid)>> {
+    let (field, name) = match key.rfind('/') {
+        Some(i) => (&key[..i], &key[i + 1..]),
+        None => ("", key),
+    };
+    let dims = |v: Option<&Value>, what: &str| -> Result<Vec<u64>> {
+        v.and_then(Value::as_array)
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| meta_err(format!("'{key}' has no valid '{what}'")))
+    };
+    let grid = match name {
+        ".zarray" => (|| {
+            let shape = dims(doc.get("shape"), "shape")?;
+            let chunks = dims(doc.get("chunks"), "chunks")?;
+            let sep = match doc.get("dimension_separator").and_then(Value::as_str) {
+                Some("/") => '/',
+                _ => '.',
+            };
+            Ok(Grid::new(&shape, &chunks, sep, false))
+        })(),
+        "zarr.json" if doc.get("node_type").and_then(Value::as_str) == Some("array") => {
+            let grid = doc.get("chunk_grid")?;
+            if grid.get("name").and_then(Value::as_str) != Some("regular") {
+                return None;
+            }
+            (|| {
+                let shape = dims(doc.get("shape"), "shape")?;
+                let chunks = dims(
+                    grid.get("configuration").and_then(|c| c.get("chunk_shape")),
+                    "chunk_grid.configuration.chunk_shape",
+                )?;
+                let enc = doc.get("chunk_key_encoding");
+                let v2 = enc.and_then(|e| e.get("name")).and_then(Value::as_str) == Some("v2");
+                let sep = enc
+                    .and_then(|e| e.get("configuration"))
+                    .and_then(|c| c.get("separator"))
+                    .and_then(Value::as_str);
+                let sep = match (sep, v2) {
+                    (Some("."), _) => '.',
+                    (Some(_), _) => '/',
+                    (None, true) => '.',
+                    (None, false) => '/',
+                };
+                Ok(Grid::new(&shape, &chunks, sep, !v2))
+            })()
+        }
+        _ => return None,
+    };
+    Some(grid.map(|g| (field.to_string(), g)))
+}
+
+/// One column of a row group, `None` for nulls.
+fn read_column<T: DataType>(
+    rg: &dyn RowGroupReader,
+    i: usize,
+    rows: usize,
+) -> parquet::errors::Result<Vec<Option<T::T>>> {
+    let max_def = rg.metadata().column(i).column_descr().max_def_level();
+    let mut reader = get_typed_column_reader::<T>(rg.get_column_reader(i)?);
+    let mut out = Vec::with_capacity(rows);
+    let mut defs: Vec<i16> = Vec::new();
+    let mut vals: Vec<T::T> = Vec::new();
+    while out.len() < rows {
+        defs.clear();
+        vals.clear();
+        let (records, _, _) =
+            reader.read_records(rows - out.len(), Some(&mut defs), None, &mut vals)?;
+        if records == 0 {
+            break;
+        }
+        if max_def == 0 {
+            out.extend(vals.drain(..).map(Some));
+        } else {
+            let mut values = vals.drain(..);
+            for &d in &defs {
+                out.push(if d == max_def { values.next() } else { None });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_ints(
+    rg: &dyn RowGroupReader,
+    i: usize,
+    rows: usize,
+) -> parquet::errors::Result<Vec<Option<i64>>> {
+    match rg.metadata().column(i).column_type() {
+        PhysicalType::INT32 => Ok(read_column::<Int32Type>(rg, i, rows)?
+            .into_iter()
+            .map(|v| v.map(i64::from))
+            .collect()),
+        _ => read_column::<Int64Type>(rg, i, rows),
+    }
+}
