@@ -39,7 +39,8 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
     initialize = function(location) {
       check_string(location, "location")
       super$initialize(read_only = TRUE)
-      private$handle <- zarr_call(rz_store_reference(enc2utf8(path.expand(location))))
+      private$handle <- with_context(zarr_call(rz_store_reference(enc2utf8(path.expand(location)))),
+                                     sprintf("reference set '%s'", location))
       private$.location <- location
     }
   ),
