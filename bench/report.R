@@ -71,7 +71,7 @@ lines <- c(lines, "", "## Targets", "",
   sprintf("- Peak memory of a full zstd1 read: %.2f x the result (target < 1.3)", num(zstd_f$read_peak_bytes) / nbytes))
 sc <- ours$scaling
 lines <- c(lines, "", "## Scaling and hierarchies", "", "| full read | s | GB/s |", "|---|---:|---:|")
-for (s in sc) lines <- c(lines, sprintf("| %d MiB | %.3f | %.2f |", as.integer(s$mib), num(s$read_s), s$mib * 2^20 / num(s$read_s) / 1e9))
+for (s in sc) lines <- c(lines, sprintf("| %g MiB | %.3f | %.2f |", num(s$mib), num(s$read_s), s$mib * 2^20 / num(s$read_s) / 1e9))
 lines <- c(lines, "",
   sprintf("512 MiB / 32 MiB read time: %.1f (target <= 17)", num(sc[[3]]$read_s) / num(sc[[1]]$read_s)),
   sprintf("Opening 1,000 arrays in 100 groups: %.3f s by listing, %.3f s with consolidated metadata (one store read).",

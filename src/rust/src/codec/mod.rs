@@ -125,6 +125,7 @@ fn bytes_to_bytes(
         "numcodecs.zlib" => Box::new(zlib::Zlib::from_config(config)?),
         "numcodecs.lz4" => Box::new(numcodecs::Lz4::from_config(config)?),
         "numcodecs.bz2" => Box::new(numcodecs::Bz2::from_config(config)?),
+        "numcodecs.shuffle" => Box::new(numcodecs::Shuffle::from_config(config)?),
         "numcodecs.delta" => Box::new(delta::Delta::from_config(config, dtype)?),
         _ => return Ok(None),
     }))

@@ -310,6 +310,11 @@ fn codec_from_numcodecs(v: &Value, typesize: &mut usize, role: &str) -> Result<V
             "acceleration": int_member(cfg, "acceleration", 1)}}),
         "bz2" => json!({"name": "numcodecs.bz2", "configuration": {
             "level": int_member(cfg, "level", 1)}}),
+        "shuffle" => {
+            // A filter: the bytes it hands on keep their element structure.
+            let es = int_member(cfg, "elementsize", *typesize as i64);
+            return Ok(json!({"name": "numcodecs.shuffle", "configuration": {"elementsize": es}}));
+        }
         "crc32c" => match cfg.get("location") {
             None | Some(Value::Null) => json!({"name": "crc32c"}),
             Some(Value::String(l)) if l == "end" => json!({"name": "crc32c"}),
@@ -371,6 +376,7 @@ fn codec_to_numcodecs(v: &Value) -> Result<Value> {
         }
         "numcodecs.lz4" => json!({"id": "lz4", "acceleration": get("acceleration")}),
         "numcodecs.bz2" => json!({"id": "bz2", "level": get("level")}),
+        "numcodecs.shuffle" => json!({"id": "shuffle", "elementsize": get("elementsize")}),
         "crc32c" => json!({"id": "crc32c"}),
         "numcodecs.delta" => {
             json!({"id": "delta", "dtype": get("dtype"), "astype": get("astype")})
@@ -611,7 +617,9 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         .map(|c| codec_to_numcodecs(&c.to_json()))
         .collect::<Result<_>>()?;
     let compressor = match filters.last() {
-        Some(c) if c["id"] != "delta" => filters.pop().expect("a last element"),
+        Some(c) if c["id"] != "delta" && c["id"] != "shuffle" => {
+            filters.pop().expect("a last element")
+        }
         _ => Value::Null,
     };
     if let ArrayToBytes::VlenUtf8 = chain.array_to_bytes {
