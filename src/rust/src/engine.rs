@@ -407,8 +407,9 @@ impl Array {
         Ok(out)
     }
 
-    /// Write `data`, a column-major R buffer of `sel.shape()`, into `sel`.
-    pub fn write(&self, sel: &Selection, data: &RBuf, opts: IoOptions) -> Result<Vec<String>> {
+    /// Refuse a write to a read-only store, out of bounds, or with the
+    /// wrong number of values; false when there is nothing to write.
+    fn check_write(&self, sel: &Selection, n_values: usize) -> Result<bool> {
         let what = self.what();
         if self.store.read_only() {
             return Err(ZarrError::ReadOnly(format!(
@@ -417,13 +418,18 @@ impl Array {
         }
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
-        if data.len() != n {
+        if n_values != n {
             return Err(ZarrError::Type(format!(
-                "{what}: {} values given for a selection of {n} elements",
-                data.len()
+                "{what}: {n_values} values given for a selection of {n} elements"
             )));
         }
-        if n == 0 {
+        Ok(n > 0)
+    }
+
+    /// Write `data`, a column-major R buffer of `sel.shape()`, into `sel`.
+    pub fn write(&self, sel: &Selection, data: &RBuf, opts: IoOptions) -> Result<Vec<String>> {
+        let what = self.what();
+        if !self.check_write(sel, data.len())? {
             return Ok(vec![]);
         }
         check_writable(data, self.meta.data_type, &what)?;
@@ -578,21 +584,7 @@ impl Array {
         data: &[Option<&str>],
         opts: IoOptions,
     ) -> Result<Vec<String>> {
-        let what = self.what();
-        if self.store.read_only() {
-            return Err(ZarrError::ReadOnly(format!(
-                "{what}: the store is read-only"
-            )));
-        }
-        sel.check(&self.meta.shape, &what)?;
-        let n = sel.num_elements();
-        if data.len() != n {
-            return Err(ZarrError::Type(format!(
-                "{what}: {} values given for a selection of {n} elements",
-                data.len()
-            )));
-        }
-        if n == 0 {
+        if !self.check_write(sel, data.len())? {
             return Ok(vec![]);
         }
         let fill = self.fill_string()?;
@@ -602,7 +594,7 @@ impl Array {
         let cn: usize = cshape.iter().product();
         let strides = self.chain.stored_strides(&cshape);
         let data_strides = convert::column_major_strides(&sel.shape());
-        let iota: Vec<usize> = (0..n).collect();
+        let iota: Vec<usize> = (0..data.len()).collect();
         let warnings = Warnings::default();
         run_tasks(&chunks, opts.threads, |c| {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
