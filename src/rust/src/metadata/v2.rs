@@ -693,7 +693,11 @@ mod tests {
     use crate::codec::{CodecContext, Warnings};
     use std::path::{Path, PathBuf};
 
-    const FIXTURES: &str = "/work/shared/fixtures/zarr-python";
+    // ../shared beside the repository, as for the R tests.
+    const FIXTURES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/fixtures/zarr-python"
+    );
 
     fn zarray() -> Value {
         json!({"shape": [10, 7], "chunks": [3, 7], "dtype": "<i4", "fill_value": -1,

@@ -337,7 +337,11 @@ mod tests {
     use super::*;
     use std::path::{Path, PathBuf};
 
-    const FIXTURES: &str = "/work/shared/fixtures/zarr-python/v3";
+    // ../shared beside the repository, as for the R tests.
+    const FIXTURES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/fixtures/zarr-python/v3"
+    );
 
     fn array_doc() -> Value {
         json!({

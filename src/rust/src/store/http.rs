@@ -1113,9 +1113,9 @@ mod tests {
         ] {
             kind(HttpStore::open(bad), "invalid_key");
         }
-        let s = HttpStore::open("http://example.org/root").unwrap();
-        assert_eq!(s.key_url("c/0/1"), "http://example.org/root/c/0/1");
-        assert_eq!(s.key_url(".zarray"), "http://example.org/root/.zarray");
+        let s = HttpStore::open("http://example.org/data").unwrap();
+        assert_eq!(s.key_url("c/0/1"), "http://example.org/data/c/0/1");
+        assert_eq!(s.key_url(".zarray"), "http://example.org/data/.zarray");
     }
 
     #[test]
