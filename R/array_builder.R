@@ -4,7 +4,9 @@
 
 codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-utf8" = "array -> bytes",
                  sharding_indexed = "array -> bytes", gzip = "bytes -> bytes", zstd = "bytes -> bytes",
-                 blosc = "bytes -> bytes", crc32c = "bytes -> bytes")
+                 blosc = "bytes -> bytes", crc32c = "bytes -> bytes", "numcodecs.zlib" = "bytes -> bytes",
+                 "numcodecs.lz4" = "bytes -> bytes", "numcodecs.bz2" = "bytes -> bytes",
+                 "numcodecs.shuffle" = "bytes -> bytes")
 mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
 
 default_chunk_shape <- function(shape) {
@@ -26,6 +28,11 @@ default_codec_configuration <- function(codec, configuration, data_type, ndim) {
     blosc = list(cname = "zstd", clevel = 1L, shuffle = if (!is.na(size) && size > 1L) "shuffle" else "bitshuffle",
                  typesize = if (is.na(size)) 1L else size, blocksize = 0L),
     crc32c = list(),
+    # numcodecs codecs, for Zarr v2 arrays that older tools read
+    "numcodecs.zlib" = list(level = 1L),
+    "numcodecs.lz4" = list(acceleration = 1L),
+    "numcodecs.bz2" = list(level = 1L),
+    "numcodecs.shuffle" = list(elementsize = if (is.na(size)) 1L else size),
     zarr_abort("unsupported", sprintf("unknown codec '%s'; known codecs are %s", codec,
                                       paste(names(codec_modes), collapse = ", ")))
   )

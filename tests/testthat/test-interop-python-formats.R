@@ -537,13 +537,32 @@ for (comp in v2_compressors) {
   })
 }
 
-test_that("the builder refuses the v2-only numcodecs compressors by name", {
-  # Recorded so a change is noticed: the compressors are written through a
-  # metadata list above.
-  for (codec in c("numcodecs.zlib", "numcodecs.lz4", "numcodecs.bz2")) {
-    b <- define_array("float64", c(4, 6))
-    expect_error(b$add_codec(codec, list(level = 5)), class = "zarr_error_unsupported", regexp = codec, fixed = TRUE)
+codec_names_of <- function(b) vapply(b$codecs, function(c) c$name, character(1))
+
+test_that("the builder adds the v2 numcodecs compressors by name, and zarr-python reads them", {
+  python_zarr()
+  store <- local_store_path()
+  z <- create_zarr(store, zarr_format = 2)
+  x <- matrix(seq_len(24) / 4, 4, 6)
+  ids <- c("numcodecs.zlib" = "zlib", "numcodecs.lz4" = "lz4", "numcodecs.bz2" = "bz2")
+  for (codec in names(ids)) {
+    b <- define_array("float64", dim(x))
+    b$remove_codec("zstd")
+    b$add_codec(codec, NULL)
+    expect_identical(tail(codec_names_of(b), 1L), codec)
+    z$add_array("/", ids[[codec]], b)$write(x)
+    zarray <- jsonlite::fromJSON(file.path(store, ids[[codec]], ".zarray"))
+    expect_identical(zarray$compressor$id, ids[[codec]])
+    expect_identical(open_zarr(store)[[paste0("/", ids[[codec]])]][], x)
   }
+  script <- tempfile(fileext = ".py")
+  writeLines(c("import sys, zarr, numpy as np",
+               "for name in ('zlib', 'lz4', 'bz2'):",
+               "    a = zarr.open_array(sys.argv[1] + '/' + name, mode='r')",
+               "    assert np.array_equal(a[...], (np.arange(1, 25).reshape(6, 4).T / 4)), name",
+               "print('ok')"), script)
+  res <- run_python_command(python_zarr(), c(script, store))
+  expect_identical(res$status, 0L, info = res$output)
 })
 
 test_that("zarr-python reads v2 arrays with big-endian dtypes and NA as the fill value in C and F order", {
