@@ -336,7 +336,9 @@ fn root_path(root: &str) -> Result<PathBuf> {
     Ok(PathBuf::from(decoded))
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+/// Decode %XX escapes; None for a malformed escape or a result that is
+/// not UTF-8. (Also used for the file URLs of reference sets.)
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -13,6 +13,7 @@
 //!   per array folder `refs.N.parq` files hold the chunk references; those
 //!   files are read only when a chunk in them is asked for, and cached.
 
+use super::fs::percent_decode;
 use super::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
@@ -215,26 +216,6 @@ fn decode_file_path(url: &str, path: &str) -> Result<PathBuf> {
         }
     };
     Ok(PathBuf::from(decoded))
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
-                return None;
-            }
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Remove "." and ".." segments from the path of a URL ("http://h/a/../b").
