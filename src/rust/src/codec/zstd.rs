@@ -12,6 +12,7 @@
 use super::{BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
+use std::cell::RefCell;
 use zstd::zstd_safe::{self, CParameter, DCtx, InBuffer, OutBuffer};
 
 /// The level range of the spec (zstd's own minimum is -(1 << 17)).
@@ -62,6 +63,32 @@ fn is_checksum_mismatch(code: zstd_safe::ErrorCode) -> bool {
     // SAFETY: ZSTD_getErrorCode only classifies the integer it is given.
     let kind = unsafe { zstd_safe::zstd_sys::ZSTD_getErrorCode(code) };
     kind == zstd_safe::zstd_sys::ZSTD_ErrorCode::ZSTD_error_checksum_wrong
+}
+
+thread_local! {
+    // Contexts are reused per thread: creating one costs about as much as
+    // decoding a small chunk (it allocates and clears its tables).
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// One-shot decompression into `out` (whose capacity is the expected size)
+/// with this thread's context; false on any failure, which the streaming
+/// path then explains.
+fn fast_decompress(input: &[u8], out: &mut Vec<u8>) -> bool {
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let d = match slot.as_mut() {
+            Some(d) => d,
+            None => match zstd::bulk::Decompressor::new() {
+                Ok(d) => slot.insert(d),
+                Err(_) => return false,
+            },
+        };
+        d.decompress_to_buffer(input, out).is_ok()
+    })
 }
 
 /// Streams one frame onto the end of `out`. Returns false when the frame's
@@ -176,12 +203,19 @@ impl BytesToBytes for Zstd {
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
         let fail = |e: std::io::Error| ZarrError::Codec(format!("zstd: compression failed: {e}"));
-        let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
-        c.set_parameter(CParameter::ChecksumFlag(self.checksum))
-            .map_err(fail)?;
-        // The one-shot compressor records the content size in the frame
-        // header, which lets other readers allocate once too.
-        c.compress(&input).map_err(fail)
+        COMPRESSOR.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let c = match slot.as_mut() {
+                Some(c) => c,
+                None => slot.insert(zstd::bulk::Compressor::new(self.level).map_err(fail)?),
+            };
+            c.set_compression_level(self.level).map_err(fail)?;
+            c.set_parameter(CParameter::ChecksumFlag(self.checksum))
+                .map_err(fail)?;
+            // The one-shot compressor records the content size in the frame
+            // header, which lets other readers allocate once too.
+            c.compress(&input).map_err(fail)
+        })
     }
 
     fn decode(
@@ -197,25 +231,17 @@ impl BytesToBytes for Zstd {
         }
         // Fast path. Any failure is retried by the streaming decoder, which
         // then reports what exactly is wrong.
-        match decoded_len {
-            Some(n) => {
-                if let Ok(out) = zstd::bulk::decompress(&input, n) {
-                    return Ok(out);
-                }
-            }
-            None => {
-                if let Ok(Some(size)) = zstd_safe::get_frame_content_size(&input) {
-                    let mut out = Vec::new();
-                    let fits =
-                        usize::try_from(size).is_ok_and(|s| out.try_reserve_exact(s).is_ok());
-                    if fits {
-                        if let Ok(mut d) = zstd::bulk::Decompressor::new() {
-                            if d.decompress_to_buffer(&input, &mut out).is_ok() {
-                                return Ok(out);
-                            }
-                        }
-                    }
-                }
+        let size = match decoded_len {
+            Some(n) => Some(n),
+            None => match zstd_safe::get_frame_content_size(&input) {
+                Ok(Some(size)) => usize::try_from(size).ok(),
+                _ => None,
+            },
+        };
+        if let Some(size) = size {
+            let mut out = Vec::new();
+            if out.try_reserve_exact(size).is_ok() && fast_decompress(&input, &mut out) {
+                return Ok(out);
             }
         }
         let (out, bad_frames) = stream_decode(&input, decoded_len)?;
