@@ -53,6 +53,19 @@ pub const ALL_DATA_TYPES: [DataType; 15] = [
     DataType::String,
 ];
 
+impl RType {
+    /// Bytes of one element of the R vector (0 for character vectors,
+    /// which hold pointers R manages).
+    pub fn size(self) -> usize {
+        match self {
+            RType::Logical | RType::Integer => 4,
+            RType::Double | RType::Integer64 => 8,
+            RType::Complex => 16,
+            RType::Character => 0,
+        }
+    }
+}
+
 impl DataType {
     pub fn parse(name: &str) -> Result<DataType> {
         ALL_DATA_TYPES

@@ -7,10 +7,9 @@ use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
-use crate::pool;
+use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
 use crate::store::{ByteRange, Store};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// How a read or write runs.
@@ -181,6 +180,7 @@ impl Array {
             return Ok(vec![]);
         }
         let dst = RBufPtr::from_mut(out, &sel.shape());
+        crate::pages::advise_huge_pages(dst.ptr, n * dst.rtype.size());
         let warnings = Warnings::default();
         let lossy = Lossy::default();
         match self.chain.partial_sharding() {
@@ -444,7 +444,19 @@ impl Array {
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
             let key = self.chunk_key(&idx);
-            let mut buf = if self.covers_chunk(c, &idx) {
+            let covered = self.covers_chunk(c, &idx);
+            if let (true, Some(sh)) = (covered, self.chain.partial_sharding()) {
+                let what = self.chunk_what(&key);
+                let enc = self
+                    .encode_shard_from(sh, c, &src)
+                    .map_err(|e| e.context(&what))?;
+                return match enc {
+                    Some(enc) => self.store.set(&key, &enc),
+                    None => self.store.erase(&key),
+                }
+                .map_err(|e| e.context(&what));
+            }
+            let mut buf = if covered {
                 None
             } else {
                 self.load_chunk(&idx, opts, &warnings)?
@@ -475,6 +487,53 @@ impl Array {
         };
         run_tasks(&chunks, opts.threads, task)?;
         Ok(warnings.take())
+    }
+
+    /// A whole shard encoded straight from the R buffer `src`, one inner
+    /// chunk at a time: no shard-sized buffer is assembled first.
+    fn encode_shard_from(
+        &self,
+        sh: &Sharding,
+        c: &[&DimChunk],
+        src: &RBufPtr,
+    ) -> Result<Option<Vec<u8>>> {
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        let inner_n: usize = sh.inner_shape.iter().product();
+        let dtype = self.meta.data_type;
+        let fill = &self.meta.fill_value.bytes;
+        sh.encode_shard_with(&self.chunk_shape(), |idx, buf| {
+            // This inner chunk's part of each dimension's runs, with chunk
+            // positions made relative to the inner chunk.
+            let spans: Vec<Vec<Span>> = c
+                .iter()
+                .zip(idx.iter().zip(&sh.inner_shape))
+                .map(|(d, (&p, &n))| {
+                    let (lo, hi) = (p * n, (p + 1) * n);
+                    d.runs
+                        .iter()
+                        .filter_map(|r| {
+                            let start = r.start as usize;
+                            let (s, e) = (start.max(lo), (start + r.len).min(hi));
+                            (s < e).then(|| (r.dst + (s - start), s - lo, e - s))
+                        })
+                        .collect()
+                })
+                .collect();
+            let covered: usize = spans
+                .iter()
+                .map(|runs| runs.iter().map(|r| r.2).sum::<usize>())
+                .product();
+            if covered < inner_n {
+                // Past the array's edge: those elements hold the fill value.
+                for e in buf.chunks_exact_mut(fill.len()) {
+                    e.copy_from_slice(fill);
+                }
+            }
+            // SAFETY: spans stay inside the inner chunk and inside `src`.
+            unsafe {
+                convert::write_from(dtype, fill, src, buf.as_mut_ptr(), &inner_strides, &spans)
+            };
+        })
     }
 
     fn fill_string(&self) -> Result<String> {
@@ -779,29 +838,6 @@ fn group_by_shard<'p>(
 /// Chunks (or shards) handled per round on stores that fetch in batches:
 /// enough requests in flight to hide latency, few enough to bound memory.
 const BATCH: usize = 64;
-
-/// Run `task` on every item, in parallel, collecting the results in order.
-fn collect_tasks<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    task: impl Fn(&T) -> Result<R> + Sync + Send,
-) -> Result<Vec<R>> {
-    if threads <= 1 || items.len() <= 1 {
-        return items.iter().map(task).collect();
-    }
-    pool::pool(threads).install(|| items.par_iter().map(task).collect())
-}
-
-fn run_tasks<T: Sync>(
-    items: &[T],
-    threads: usize,
-    task: impl Fn(&T) -> Result<()> + Sync + Send,
-) -> Result<()> {
-    if threads <= 1 || items.len() <= 1 {
-        return items.iter().try_for_each(task);
-    }
-    pool::pool(threads).install(|| items.par_iter().try_for_each(task))
-}
 
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod fill;
 pub mod metadata;
+pub mod pages;
 pub mod pool;
 pub mod selection;
 pub mod store;

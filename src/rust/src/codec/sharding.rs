@@ -13,8 +13,8 @@ use super::{CodecChain, CodecContext};
 use crate::convert::copy_elements;
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
+use crate::pool::{self, collect_tasks, run_tasks};
 use crate::store::ByteRange;
-use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// An index entry of an inner chunk that is not stored.
@@ -310,7 +310,7 @@ impl Sharding {
             }
         });
         let dst = SharedMut(out.as_mut_ptr());
-        jobs.par_iter().try_for_each(|(idx, entry)| -> Result<()> {
+        run_tasks(&jobs, pool::threads(), |(idx, entry)| -> Result<()> {
             let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
             let decoded = self.inner.decode(bytes, &self.inner_shape, ctx)?;
             let base: usize = idx
@@ -340,43 +340,72 @@ impl Sharding {
     /// Inner chunks are encoded in parallel; those equal to the fill value
     /// everywhere are not stored.
     pub fn encode_shard(&self, data: &[u8], shard_shape: &[usize]) -> Result<Vec<u8>> {
+        let size = self.inner.dtype().size();
+        let data_strides = c_strides(shard_shape);
+        let inner_strides = self.inner.stored_strides(&self.inner_shape);
+        let spans: Vec<Vec<(usize, usize, usize)>> =
+            self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
+        let shard = self.encode_shard_with(shard_shape, |idx, buf| {
+            let base: usize = idx
+                .iter()
+                .zip(&self.inner_shape)
+                .zip(&data_strides)
+                .map(|((p, n), s)| p * n * s)
+                .sum();
+            // SAFETY: the inner chunk lies inside the shard buffer.
+            unsafe {
+                copy_elements(
+                    size,
+                    data.as_ptr().add(base * size),
+                    &data_strides,
+                    buf.as_mut_ptr(),
+                    &inner_strides,
+                    &spans,
+                );
+            }
+        })?;
+        match shard {
+            Some(shard) => Ok(shard),
+            // Nothing but fill: a shard whose index marks every inner
+            // chunk missing.
+            None => {
+                let grid = self.grid(shard_shape)?;
+                self.encode_index(&vec![None; grid.iter().product()], &grid)
+            }
+        }
+    }
+
+    /// A whole shard whose inner chunk at grid position `idx` is written by
+    /// `gather(idx, buf)` into `buf` (native-endian elements laid out with
+    /// the inner chain's `stored_strides`). Lets a writer fill inner chunks
+    /// straight from its source, without assembling the shard first. None
+    /// when every inner chunk holds only the fill value (nothing to store).
+    pub fn encode_shard_with(
+        &self,
+        shard_shape: &[usize],
+        gather: impl Fn(&[usize], &mut [u8]) + Sync,
+    ) -> Result<Option<Vec<u8>>> {
         let grid = self.grid(shard_shape)?;
         let size = self.inner.dtype().size();
         let fill = self.inner.fill();
-        let data_strides = c_strides(shard_shape);
-        let inner_strides = self.inner.stored_strides(&self.inner_shape);
         let inner_n: usize = self.inner_shape.iter().product();
-        let spans: Vec<Vec<(usize, usize, usize)>> =
-            self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
         let mut positions = Vec::new();
         for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
-        let encoded: Vec<Option<Vec<u8>>> = positions
-            .par_iter()
-            .map(|idx| -> Result<Option<Vec<u8>>> {
-                let base: usize = idx
-                    .iter()
-                    .zip(&self.inner_shape)
-                    .zip(&data_strides)
-                    .map(|((p, n), s)| p * n * s)
-                    .sum();
+        let encoded: Vec<Option<Vec<u8>>> = collect_tasks(
+            &positions,
+            pool::threads(),
+            |idx| -> Result<Option<Vec<u8>>> {
                 let mut buf = vec![0u8; inner_n * size];
-                // SAFETY: the inner chunk lies inside the shard buffer.
-                unsafe {
-                    copy_elements(
-                        size,
-                        data.as_ptr().add(base * size),
-                        &data_strides,
-                        buf.as_mut_ptr(),
-                        &inner_strides,
-                        &spans,
-                    );
-                }
+                gather(idx, &mut buf);
                 if buf.chunks_exact(size).all(|e| e == fill) {
                     return Ok(None);
                 }
                 self.inner.encode(buf, &self.inner_shape).map(Some)
-            })
-            .collect::<Result<_>>()?;
+            },
+        )?;
+        if encoded.iter().all(Option::is_none) {
+            return Ok(None);
+        }
         let index_len = self.index_len(&grid)? as u64;
         let mut offset = if self.index_at_end { 0 } else { index_len };
         let mut entries = Vec::with_capacity(encoded.len());
@@ -399,7 +428,7 @@ impl Sharding {
         if self.index_at_end {
             out.extend_from_slice(&index);
         }
-        Ok(out)
+        Ok(Some(out))
     }
 }
 

@@ -395,6 +395,47 @@ fn sharded_arrays_round_trip_and_read_any_region() {
 }
 
 #[test]
+fn whole_shards_of_fill_are_not_stored() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+    let a = Array::create(
+        store.clone(),
+        "f",
+        meta(doc("int32", &[8, 12], &[4, 6], json!(-1), sharded("end"))),
+    )
+    .unwrap();
+    // column-major 8 x 12: columns 0-5 are shard column 0. Shard (0, 0)
+    // gets one value, shard (1, 0) stays fill, the right half is data.
+    let mut data = vec![-1i32; 96];
+    data[0] = 5;
+    for (i, v) in data.iter_mut().enumerate().skip(48) {
+        *v = i as i32;
+    }
+    store.set("f/c/1/0", b"stale").unwrap();
+    a.write(&Selection::all(&[8, 12]), &RBuf::Integer(&data), opts(2))
+        .unwrap();
+    assert_eq!(
+        store.list_prefix("f/c/").unwrap(),
+        vec!["f/c/0/0", "f/c/0/1", "f/c/1/1"]
+    );
+    let mut out = vec![0i32; 96];
+    a.read(
+        &Selection::all(&[8, 12]),
+        &mut RBufMut::Integer(&mut out),
+        opts(1),
+    )
+    .unwrap();
+    let want: Vec<i32> = data
+        .iter()
+        .map(|&v| if v == -1 { NA_INTEGER } else { v })
+        .collect();
+    assert_eq!(out, want);
+    // shard (0, 0) holds one inner chunk of its four: the index plus one
+    let shard = store.get("f/c/0/0", ByteRange::All).unwrap().unwrap();
+    let alone = store.get("f/c/0/1", ByteRange::All).unwrap().unwrap();
+    assert!(shard.len() < alone.len());
+}
+
+#[test]
 fn missing_shards_and_inner_chunks_read_as_na() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
     let a = Array::create(
