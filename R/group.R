@@ -141,6 +141,11 @@ group_find_children <- function(group) {
 }
 
 collect_paths <- function(group, cls) {
+  # Paths need no node objects: below a group whose children were never
+  # asked for, walk the store's metadata instead of building them.
+  if (is.null(group$.__enclos_env__$private$.children)) {
+    return(walk_paths(group$store, group$path, cls))
+  }
   out <- character(0)
   if (cls == "zarr_group") out <- group$path
   for (ch in group$children) {
@@ -148,6 +153,29 @@ collect_paths <- function(group, cls) {
       out <- c(out, collect_paths(ch, cls))
     } else if (cls == "zarr_array") {
       out <- c(out, ch$path)
+    }
+  }
+  out
+}
+
+# collect_paths() from the metadata documents alone: the same paths, the
+# same warnings for nodes that cannot be represented.
+walk_paths <- function(store, path, cls) {
+  out <- if (cls == "zarr_group") path else character(0)
+  subs <- tryCatch(store_child_paths(store, path), zarr_error_unsupported = function(e) {
+    zarr_warn(sprintf("the children of group '%s' cannot be found: %s", path, conditionMessage(e)))
+    character(0)
+  })
+  for (s in subs) {
+    meta <- tryCatch(store$get_metadata(s), zarr_error_unsupported = function(e) {
+      zarr_warn(sprintf("node '/%s' skipped: %s", s, conditionMessage(e)))
+      NULL
+    })
+    if (is.null(meta)) next
+    if (identical(meta$node_type, "group")) {
+      out <- c(out, walk_paths(store, paste0("/", s), cls))
+    } else if (cls == "zarr_array") {
+      out <- c(out, paste0("/", s))
     }
   }
   out
