@@ -6,6 +6,11 @@
 # hierarchy of 1,000 arrays with and without consolidated metadata.
 # Usage: Rscript bench/zarr_bench.R [repeats] [out.json]
 library(zarr)
+script_dir <- local({
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench")
+})
+source(file.path(script_dir, "http_server.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 repeats <- if (length(args) >= 1) as.integer(args[[1]]) else 3L
@@ -140,7 +145,18 @@ stopifnot(open_all() == 1000)
 plain <- timed(open_all)
 z$consolidate()
 consolidated <- timed(open_all)
-hierarchy <- list(plain_s = plain[["wall"]], consolidated_s = consolidated[["wall"]])
+# Store reads to open it with consolidated metadata, counted by the test
+# HTTP server serving the same folder (NA without Python).
+requests <- NA_integer_
+if (nzchar(find_python())) {
+  server <- start_server(path)
+  reset(server)
+  stopifnot(length(open_zarr(server$url)$arrays) == 1000)
+  requests <- as.integer(stats(server)$requests)
+  stop_server(server)
+}
+hierarchy <- list(plain_s = plain[["wall"]], consolidated_s = consolidated[["wall"]],
+                  consolidated_requests = requests)
 cat(sprintf("open 1000 arrays: %.3f s listing, %.3f s consolidated\n", plain[["wall"]], consolidated[["wall"]]))
 
 meta <- list(date = format(Sys.time(), "%Y-%m-%d %H:%M"), threads = zarr_num_threads(),
