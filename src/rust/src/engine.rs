@@ -2,7 +2,7 @@
 //! decode and scatter them in parallel straight into a buffer R allocated
 //! (or gather, encode and store them for a write).
 
-use crate::codec::sharding::Sharding;
+use crate::codec::sharding::{ShardParts, Sharding};
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
@@ -451,7 +451,7 @@ impl Array {
                     .encode_shard_from(sh, c, &src)
                     .map_err(|e| e.context(&what))?;
                 return match enc {
-                    Some(enc) => self.store.set(&key, &enc),
+                    Some(enc) => self.store.set_parts(&key, &enc.parts()),
                     None => self.store.erase(&key),
                 }
                 .map_err(|e| e.context(&what));
@@ -496,7 +496,7 @@ impl Array {
         sh: &Sharding,
         c: &[&DimChunk],
         src: &RBufPtr,
-    ) -> Result<Option<Vec<u8>>> {
+    ) -> Result<Option<ShardParts>> {
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let inner_n: usize = sh.inner_shape.iter().product();
         let dtype = self.meta.data_type;

@@ -365,7 +365,7 @@ impl Sharding {
             }
         })?;
         match shard {
-            Some(shard) => Ok(shard),
+            Some(shard) => Ok(shard.concat()),
             // Nothing but fill: a shard whose index marks every inner
             // chunk missing.
             None => {
@@ -384,7 +384,7 @@ impl Sharding {
         &self,
         shard_shape: &[usize],
         gather: impl Fn(&[usize], &mut [u8]) + Sync,
-    ) -> Result<Option<Vec<u8>>> {
+    ) -> Result<Option<ShardParts>> {
         let grid = self.grid(shard_shape)?;
         let size = self.inner.dtype().size();
         let fill = self.inner.fill();
@@ -417,18 +417,39 @@ impl Sharding {
             }));
         }
         let index = self.encode_index(&entries, &grid)?;
-        let body: usize = encoded.iter().flatten().map(Vec::len).sum();
-        let mut out = Vec::with_capacity(body + index.len());
+        Ok(Some(ShardParts {
+            index,
+            index_at_end: self.index_at_end,
+            chunks: encoded.into_iter().flatten().collect(),
+        }))
+    }
+}
+
+/// An encoded shard as its pieces: the stored inner chunks in order and
+/// the index, which goes before or after them.
+pub struct ShardParts {
+    index: Vec<u8>,
+    index_at_end: bool,
+    chunks: Vec<Vec<u8>>,
+}
+
+impl ShardParts {
+    /// The pieces in stored order (for `Store::set_parts`).
+    pub fn parts(&self) -> Vec<&[u8]> {
+        let mut out: Vec<&[u8]> = Vec::with_capacity(self.chunks.len() + 1);
         if !self.index_at_end {
-            out.extend_from_slice(&index);
+            out.push(&self.index);
         }
-        for b in encoded.iter().flatten() {
-            out.extend_from_slice(b);
-        }
+        out.extend(self.chunks.iter().map(Vec::as_slice));
         if self.index_at_end {
-            out.extend_from_slice(&index);
+            out.push(&self.index);
         }
-        Ok(Some(out))
+        out
+    }
+
+    /// The shard's bytes.
+    pub fn concat(&self) -> Vec<u8> {
+        self.parts().concat()
     }
 }
 

@@ -159,7 +159,7 @@ impl FsStore {
     /// Write `value` to a temporary file beside `path`, then rename it over
     /// `path`, so readers (and other writers) see the old or the new value,
     /// never a partial one.
-    fn write_atomic(&self, key: &str, path: &Path, value: &[u8]) -> Result<()> {
+    fn write_atomic(&self, key: &str, path: &Path, parts: &[&[u8]]) -> Result<()> {
         let dir = path.parent().unwrap_or(&self.root);
         fs::create_dir_all(dir).map_err(|e| self.io_error("create the folder of", key, dir, e))?;
         let mut attempts = 0;
@@ -182,7 +182,7 @@ impl FsStore {
         };
         // No fsync: it would cost every chunk write a disk flush, and the
         // rename already guarantees readers never see a torn value.
-        let written = file.write_all(value);
+        let written = parts.iter().try_for_each(|p| file.write_all(p));
         // Closed before the rename or removal, which Windows needs.
         drop(file);
         let written = written.and_then(|_| rename_replacing(&tmp, path));
@@ -433,10 +433,14 @@ impl Store for FsStore {
     }
 
     fn set(&self, key: &str, value: &[u8]) -> Result<()> {
+        self.set_parts(key, &[value])
+    }
+
+    fn set_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
         validate_key(key)?;
         let path = self.key_path(key)?;
         self.check_writable("write", key)?;
-        self.write_atomic(key, &path, value)
+        self.write_atomic(key, &path, parts)
     }
 
     fn erase(&self, key: &str) -> Result<()> {

@@ -40,6 +40,12 @@ pub trait Store: Send + Sync {
     fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>>;
     /// Store `value` at `key`, replacing what was there.
     fn set(&self, key: &str, value: &[u8]) -> Result<()>;
+    /// Store the concatenation of `parts` at `key`. Stores that write
+    /// files override this to write the parts one after another, without
+    /// assembling the value in memory first (a shard and its index).
+    fn set_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+        self.set(key, &parts.concat())
+    }
     /// Remove `key`; removing a key that does not exist is not an error.
     fn erase(&self, key: &str) -> Result<()>;
     /// Remove every key that starts with `prefix`.

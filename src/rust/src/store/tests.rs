@@ -124,6 +124,16 @@ pub fn check_round_trip(store: &dyn Store) {
     set(store, "g/arr/c/0/1", &bytes);
     assert_eq!(get(store, "g/arr/c/0/1").unwrap(), bytes);
 
+    // A value written in parts is their concatenation, replacing the old.
+    store
+        .set_parts("g/arr/c/0/1", &[b"head", b"", &bytes[..10], b"tail"])
+        .unwrap();
+    let mut want = b"head".to_vec();
+    want.extend_from_slice(&bytes[..10]);
+    want.extend_from_slice(b"tail");
+    assert_eq!(get(store, "g/arr/c/0/1").unwrap(), want);
+    set(store, "g/arr/c/0/1", &bytes);
+
     // Zarr v2 keys start with "."; keys are case sensitive and Unicode.
     set(store, "g/.zarray", b"v2");
     set(store, "Foo", b"upper");
