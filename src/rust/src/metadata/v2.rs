@@ -5,7 +5,9 @@
 //! layout and numcodecs configuration turned into a v3-style codec list:
 //!
 //!   [transpose (reversed order) if order "F"]
-//!   + bytes (endian from the dtype string)
+//!   + bytes (endian from the dtype string); for strings `vlen-utf8`
+//!     (dtype "|O", the object codec first of the filters) or
+//!     `numpy.fixed_string` (dtypes "<U5", ">U5", "|S5")
 //!   + filters, in order, as bytes -> bytes codecs
 //!   + the compressor
 //!
@@ -14,7 +16,8 @@
 //! `bytes` gives the same stored bytes. Compressors with a v3 codec of the
 //! same bytes map to it (gzip, zstd, blosc, crc32c); zlib, lz4, bz2 and the
 //! delta filter map to the `numcodecs.*` codecs of this crate. `fill_value:
-//! null` reads as zero bytes with `fill_marks_na` false. `_ARRAY_DIMENSIONS`
+//! null` reads as zero bytes with `fill_marks_na` false; the fill value of
+//! an `S` dtype is base64, as numcodecs writes it. `_ARRAY_DIMENSIONS`
 //! in `.zattrs` (the xarray convention) gives the dimension names.
 
 use super::*;
