@@ -3,7 +3,8 @@
 # at most 100, bytes + zstd), and the engine validates the result.
 
 codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-utf8" = "array -> bytes",
-                 sharding_indexed = "array -> bytes", gzip = "bytes -> bytes", zstd = "bytes -> bytes",
+                 "numpy.fixed_string" = "array -> bytes", sharding_indexed = "array -> bytes",
+                 gzip = "bytes -> bytes", zstd = "bytes -> bytes",
                  blosc = "bytes -> bytes", crc32c = "bytes -> bytes", "numcodecs.zlib" = "bytes -> bytes",
                  "numcodecs.lz4" = "bytes -> bytes", "numcodecs.bz2" = "bytes -> bytes",
                  "numcodecs.shuffle" = "bytes -> bytes")
@@ -74,6 +75,27 @@ sharding_entry <- function(configuration, codecs) {
 
 codec_names <- function(codecs) vapply(codecs, function(c) c$name, character(1))
 
+# NumPy's fixed-width strings take the place of the string codec. They have
+# no NA, so the NA marker is no use as their fill value: the default becomes
+# "", zarr-python's.
+builder_set_fixed_string <- function(private, configuration) {
+  if (private$.data_type$data_type != "string") {
+    zarr_abort("argument", "codec 'numpy.fixed_string' is for arrays of data type \"string\"")
+  }
+  dtype <- configuration$dtype
+  if (!is.character(dtype) || length(dtype) != 1L || !grepl("^[<>|=][US][0-9]+$", dtype)) {
+    zarr_abort("argument", paste("codec 'numpy.fixed_string' needs `dtype`, a NumPy type string such as",
+                                 "\"<U5\" (5 characters) or \"|S5\" (5 bytes of UTF-8)"))
+  }
+  names <- codec_names(private$.codecs)
+  at <- which(names %in% c("vlen-utf8", "numpy.fixed_string"))
+  if (length(at) != 1L) {
+    zarr_abort("argument", "codec 'numpy.fixed_string' replaces the 'vlen-utf8' codec, which the chain does not have")
+  }
+  private$.codecs[[at]] <- codec_entry("numpy.fixed_string", list(dtype = dtype))
+  if (identical(private$.data_type$fill_value, default_fill_value("string"))) private$.data_type$fill_value <- ""
+}
+
 # Insert a codec where its mode allows; NULL (with a warning) if it cannot go there.
 insert_codec <- function(codecs, name, configuration, position) {
   mode <- codec_modes[[name]]
@@ -134,7 +156,17 @@ array_builder <- R6::R6Class("array_builder",
     #'   A codec whose mode does not fit there is not added (with a warning).
     #'   Adding "sharding_indexed" with `list(chunk_shape = ...)` makes the
     #'   array sharded: the chunk shape becomes the shard shape, and the
-    #'   codecs the array had encode the inner chunks.
+    #'   codecs the array had encode the inner chunks (string arrays too).
+    #'
+    #'   Adding "numpy.fixed_string" with `list(dtype = "<U5")` (or ">U5",
+    #'   "|S5") stores a string array as NumPy's fixed-width strings instead
+    #'   of `vlen-utf8`, for tools that expect them in Zarr v2: "<U5" holds
+    #'   up to 5 characters (UTF-32), "|S5" up to 5 bytes of UTF-8. It
+    #'   replaces the `vlen-utf8` codec, and turns the default fill value
+    #'   (U+2400) into "", as zarr-python has it. Such arrays can only be
+    #'   created in Zarr v2 stores; they have no `NA` (writing `NA`, or a
+    #'   string longer than the width, is an error of class
+    #'   `zarr_error_type`, and "" reads as "").
     #' @param codec The name of the codec.
     #' @param configuration List of configuration parameters, or NULL for
     #'   the defaults.
@@ -149,6 +181,10 @@ array_builder <- R6::R6Class("array_builder",
       if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before adding codecs")
       if (codec == "sharding_indexed") {
         private$.codecs <- list(sharding_entry(configuration, private$.codecs))
+        return(invisible(self))
+      }
+      if (codec == "numpy.fixed_string") {
+        builder_set_fixed_string(private, configuration)
         return(invisible(self))
       }
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
@@ -358,6 +394,14 @@ builder_print <- function(self, private) {
 #' arr <- z$add_array("/", "my_array", def)
 #' arr$write(x)
 #' arr
+#'
+#' # NumPy fixed-width strings of at most 5 characters, in a Zarr v2 store
+#' s <- define_array("string", c(2, 3))
+#' s$add_codec("numpy.fixed_string", list(dtype = "<U5"))
+#' v2 <- create_zarr(zarr_format = 2)
+#' words <- v2$add_array("/", "words", s)
+#' words[] <- c("zarr", "", "\u00e9t\u00e9", "R", "numpy", "fixed")
+#' words[]
 define_array <- function(data_type, shape) {
   b <- array_builder$new()
   b$shape <- shape

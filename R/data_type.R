@@ -160,6 +160,11 @@ fill_value_r <- function(fill, data_type) {
 #' For strings it is U+2400 (the symbol for NUL), so that `NA` and ""
 #' stay distinct; with a fill value of "" empty strings read as `NA`.
 #'
+#' Zarr v2 arrays of NumPy's fixed-width strings (dtypes "<U5", ">U5",
+#' "|S5") are of data type string too: they read into character vectors,
+#' with no `NA` (an empty element is ""). To create one, add the codec
+#' "numpy.fixed_string" to an [array_builder] of data type string.
+#'
 #' @docType class
 #' @export
 #' @examples

@@ -369,9 +369,12 @@ metadata_json <- function(metadata) {
 }
 
 store_set_metadata <- function(self, prefix, metadata) {
-  txt <- metadata_json(metadata)
-  docs <- zarr_call(rz_metadata_documents(txt))
   path <- node_key_path(prefix)
+  kind <- if (inherits(metadata, "array_builder")) "array" else if (is.list(metadata)) metadata$node_type
+  if (!is.character(kind) || length(kind) != 1L) kind <- "node"
+  what <- sprintf("%s '/%s'", kind, path)
+  txt <- with_context(metadata_json(metadata), what)
+  docs <- with_context(zarr_call(rz_metadata_documents(txt)), what)
   for (name in names(docs)) {
     self$set(if (nzchar(path)) paste(path, name, sep = "/") else name, charToRaw(enc2utf8(docs[[name]])))
   }

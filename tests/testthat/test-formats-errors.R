@@ -286,7 +286,7 @@ test_that("a root v2 array whose .zarray has an unknown dtype makes open_zarr() 
 })
 
 test_that("v2 dtypes the package does not support are zarr_error_unsupported or skipped with a warning", {
-  for (dtype in list("<U10", "|S5", "<M8[ns]", "<f16", "|V8", list(list("x", "<i4")))) {
+  for (dtype in list("<M8[ns]", "<f16", "|V8", "<O", list(list("x", "<i4")))) {
     x <- local_v2()
     fe_edit_json(x$zarray, function(m) {
       m$dtype <- dtype
@@ -299,6 +299,23 @@ test_that("v2 dtypes the package does not support are zarr_error_unsupported or 
     # the node itself is unsupported
     s <- zarr_localstore$new(x$path)
     expect_error(s$get_metadata("a"), class = "zarr_error_unsupported", regexp = "a/.zarray", fixed = TRUE)
+  }
+})
+
+test_that("a fixed-width string .zarray with a bad width or fill value is zarr_error_metadata naming '.zarray'", {
+  cases <- list(list(dtype = "<U0", fill = "", what = "<U0"), list(dtype = "<U10", fill = -1, what = "fill_value"),
+                list(dtype = "|S5", fill = "not base64", what = "base64"),
+                list(dtype = "<U2", fill = "abc", what = "fill value"))
+  for (case in cases) {
+    x <- local_v2()
+    fe_edit_json(x$zarray, function(m) {
+      m$dtype <- case$dtype
+      m$fill_value <- case$fill
+      m
+    })
+    err <- expect_error(open_zarr(x$path)[["/a"]], class = "zarr_error_metadata")
+    expect_match(conditionMessage(err), "a/.zarray", fixed = TRUE)
+    expect_match(conditionMessage(err), case$what, fixed = TRUE)
   }
 })
 

@@ -1,9 +1,11 @@
 # zarr-python 3 reads exactly the formats this package writes beyond plain
 # Zarr v3 chunks: sharded arrays, Zarr v2 arrays (C and F order, each
-# compressor), string arrays, 64-bit integer extremes and consolidated
-# hierarchies (v3 and v2). Each test writes its stores with the package, then
-# ONE Python process (the venv of helper-python.R) opens them with zarr-python
-# and writes what it read as JSON; values are compared exactly, bit for bit.
+# compressor), string arrays (sharded, and NumPy's fixed-width v2 ones),
+# 64-bit integer extremes and consolidated hierarchies (v3 and v2). Each test
+# writes its stores with the package, then ONE Python process (the venv of
+# helper-python.R) opens them with zarr-python and writes what it read as
+# JSON; values are compared exactly, bit for bit. A few tests go the other
+# way: zarr-python writes, the package reads.
 # R is column-major: R's x[i, j] must be zarr-python's a[i-1, j-1].
 
 fmt_types <- c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -63,12 +65,14 @@ def encode(v):
         return [[enc_float(x.real), enc_float(x.imag)] for x in flat]
     if kind in "OTU":
         return ["<None>" if x is None else str(x) for x in flat]
+    if kind == "S":
+        return [bytes(x).decode("utf-8") for x in flat]
     raise TypeError("unexpected numpy dtype %s" % flat.dtype)
 
 
 def dtype_name(a):
     dt = np.dtype(a.dtype)
-    return "string" if dt.kind in "OTU" else dt.name
+    return "string" if dt.kind in "OTUS" else dt.name
 
 
 def numcodecs_id(c):
@@ -81,6 +85,7 @@ def layout(a):
             "shards": None if a.shards is None else list(a.shards)}
     if md.zarr_format == 2:
         info["order"] = md.order
+        info["numpy_dtype"] = np.dtype(a.dtype).str
         info["compressor"] = None if md.compressor is None else numcodecs_id(md.compressor)
         info["filters"] = [numcodecs_id(f) for f in (md.filters or [])]
     else:
@@ -702,11 +707,169 @@ test_that("zarr-python reads v2 string arrays written with the default fill valu
   fmt_check_python(cases, "v2 strings, default fill")
 })
 
-test_that("sharded string arrays are refused as not supported yet", {
-  b <- define_array("string", c(6, 8))
-  b$chunk_shape <- c(6, 8)
-  b$add_codec("sharding_indexed", list(chunk_shape = c(3, 4)))
-  expect_error(create_zarr()$add_array("/", "s", b), class = "zarr_error_unsupported", regexp = "sharded string")
+test_that("zarr-python reads sharded string arrays, NA as U+2400, with missing inner chunks and edge shards", {
+  python_zarr()
+  store <- local_store_path()
+  z <- create_zarr(store)
+  # 7 x 9 in shards of 6 x 8 (edge shards) of inner chunks 3 x 4; the NA
+  # block x[4:6, 5:8] is one inner chunk, left out of its shard.
+  sharded <- function(before = identity, ...) {
+    function(b) {
+      b <- before(b)
+      b$chunk_shape <- c(6, 8)
+      b$add_codec("sharding_indexed", list(chunk_shape = c(3, 4), ...))
+      b
+    }
+  }
+  expect <- list(zarr_format = 3, shards = c(6, 8), chunks = c(3, 4))
+  cases <- list(
+    string_case(z, store, "sharded", sharded(), expect = expect),
+    string_case(z, store, "sharded_start_gzip", sharded(function(b) {
+      b$portable <- TRUE
+      b$remove_codec("zstd")
+      b$add_codec("gzip", list(level = 5))
+      b
+    }, index_location = "start"), expect = c(expect, index_location = "start")),
+    string_case(z, store, "sharded_uncompressed", sharded(function(b) {
+      b$remove_codec("zstd")
+      b
+    }), expect = expect)
+  )
+  # four shards, the edge ones partial
+  expect_identical(sort(list.files(file.path(store, "sharded", "c"), recursive = TRUE)),
+                   c("0/0", "0/1", "1/0", "1/1"))
+  fmt_check_python(cases, "sharded strings")
+})
+
+# ------------------------------------------------------ fixed-width strings
+
+# Strings that fit in <U10 and |S16 (UTF-8), with "" and non-ASCII ones.
+fixed_strings <- c("a", "", "ab c", "\u65e5\u672c\u8a9e", "emoji \U0001f389", "\u00e9t\u00e9", "tab\t", "quote\"\\",
+                   "\u2400", "0123456789")
+
+fixed_values <- function(n, seed) {
+  withr::with_seed(seed, sample(fixed_strings, n, replace = TRUE))
+}
+
+test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and F order with each compressor", {
+  python_zarr()
+  store <- local_store_path()
+  z <- create_zarr(store, zarr_format = 2)
+  shape <- c(5, 7)
+  comps <- list(list(what = "zstd", id = "zstd"), list(what = "none", id = NULL),
+                list(what = "blosc", codec = "blosc", config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"),
+                     id = "blosc"),
+                list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"))
+  cases <- list()
+  k <- 0L
+  for (dtype in c("<U10", ">U10", "|S16")) {
+    for (order in c("F", "C")) {
+      for (comp in comps) {
+        k <- k + 1L
+        x <- matrix(fixed_values(prod(shape), k), shape[1], shape[2])
+        x[3:4, 4:6] <- "" # one whole chunk of the fill value: not stored
+        def <- v2_definition("string", shape, c(2, 3), comp, portable = order == "C")
+        def$add_codec("numpy.fixed_string", list(dtype = dtype))
+        name <- sprintf("%s_%s_%s", c("<" = "lt", ">" = "gt", "|" = "S")[[substr(dtype, 1, 1)]], order, comp$what)
+        cases[[length(cases) + 1L]] <- fmt_write(
+          z, name, def, x, "string", store, slices = list(list(2:5, 3:7)),
+          expect = list(zarr_format = 2, order = order, numpy_dtype = dtype, compressor = comp$id %||% character(0),
+                        filters = character(0))
+        )
+      }
+    }
+  }
+  expect_false(file.exists(file.path(store, "lt_F_zstd", "1.1")))
+  fmt_check_python(cases, "v2 fixed-width strings")
+})
+
+# zarr-python writes fixed-width v2 arrays (argv[2]: the values, 5 x 7 in C
+# order) and a sharded vlen-utf8 v3 array into the folder argv[1].
+fixed_write_script <- '
+import json, sys
+import numcodecs
+import numpy as np
+import zarr
+
+root, values = sys.argv[1], json.load(open(sys.argv[2], encoding="utf-8"))
+grid = np.array(values, dtype=object).reshape(5, 7)
+g = zarr.open_group(root + "/v2.zarr", mode="w", zarr_format=2)
+comps = {"none": None, "zstd": "auto", "zlib": numcodecs.Zlib(level=5),
+         "blosc": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)}
+for dtype in ["<U10", ">U10", "|S16"]:
+    data = grid.astype("U10")
+    if dtype.endswith("S16"):
+        data = np.char.encode(data, "utf-8")
+    data = data.astype(dtype)
+    for order in ["C", "F"]:
+        for comp, compressor in comps.items():
+            name = "%s_%s_%s" % ({"<": "lt", ">": "gt", "|": "S"}[dtype[0]], order, comp)
+            a = g.create_array(name, shape=(5, 7), chunks=(2, 3), dtype=dtype, order=order,
+                               compressors=compressor)
+            a[...] = data
+    # a fill value of its own, and a null one; only the first chunk written
+    fill = b"zz" if dtype.endswith("S16") else "zz"
+    for name, fv in [("fill", fill), ("null", None)]:
+        a = g.create_array("%s_%s" % ({"<": "lt", ">": "gt", "|": "S"}[dtype[0]], name), shape=(5, 7),
+                           chunks=(2, 3), dtype=dtype, fill_value=fv)
+        a[0:2, 0:3] = data[0:2, 0:3]
+s = zarr.create_array(root + "/sharded.zarr", shape=(5, 7), chunks=(2, 2), shards=(4, 4), dtype=str)
+s[...] = grid.astype(str)
+s[0:2, 0:2] = ""
+s[4, 4:7] = "-"
+'
+
+test_that("the package reads fixed-width v2 arrays and sharded string arrays written by zarr-python", {
+  py <- python_zarr()
+  dir <- withr::local_tempdir()
+  values <- fixed_values(35, 11L)
+  script <- file.path(dir, "write.py")
+  writeLines(fixed_write_script, script)
+  vfile <- file.path(dir, "values.json")
+  writeLines(enc2utf8(as.character(jsonlite::toJSON(values))), vfile, useBytes = TRUE)
+  res <- run_python_command(py, c(script, dir, vfile))
+  expect_identical(res$status, 0L, info = res$output)
+  want <- matrix(values, 5, 7, byrow = TRUE)
+  v2 <- open_zarr(file.path(dir, "v2.zarr"))
+  read <- 0L
+  for (kind in c("lt", "gt", "S")) {
+    dtype <- c(lt = "<U10", gt = ">U10", S = "|S16")[[kind]]
+    for (order in c("C", "F")) {
+      for (comp in c("none", "zstd", "zlib", "blosc")) {
+        arr <- v2[[sprintf("/%s_%s_%s", kind, order, comp)]]
+        expect_identical(arr[], want, info = arr$name)
+        expect_identical(arr[2:5, 3:7], want[2:5, 3:7], info = arr$name)
+        expect_identical(vapply(arr$codecs, function(c) c$name, "")[if (order == "F") 2 else 1], "numpy.fixed_string")
+        read <- read + 1L
+      }
+    }
+    # unwritten chunks read as the fill value, "zz" or "" (null), never NA
+    part <- matrix("zz", 5, 7)
+    part[1:2, 1:3] <- want[1:2, 1:3]
+    expect_identical(v2[[sprintf("/%s_fill", kind)]][], part)
+    part[part == "zz"] <- ""
+    expect_identical(v2[[sprintf("/%s_null", kind)]][], part)
+    zarray <- jsonlite::fromJSON(file.path(dir, "v2.zarr", paste0(kind, "_fill"), ".zarray"))
+    expect_identical(zarray$dtype, dtype)
+    expect_identical(zarray$fill_value, if (kind == "S") "eno=" else "zz")
+  }
+  expect_identical(read, 24L)
+  # the sharded vlen-utf8 array, fill value "": "" reads as NA
+  sh <- want
+  sh[1:2, 1:2] <- ""
+  sh[5, 5:7] <- "-"
+  sh[sh == ""] <- NA
+  arr <- open_zarr(file.path(dir, "sharded.zarr"))[["/"]]
+  expect_identical(arr[], sh)
+  expect_identical(arr[3:5, 2:6], sh[3:5, 2:6])
+  # and the package rewrites part of it for zarr-python to read back
+  sh[2:4, 3:5] <- "R \u00e9crit"
+  arr[2:4, 3:5] <- sh[2:4, 3:5]
+  result <- fmt_run_python(list(list(id = "sh", kind = "array", store = normalizePath(file.path(dir, "sharded.zarr")),
+                                     path = "", slices = list())))
+  got <- result$jobs$sh
+  expect_null(got$error)
+  expect_identical(fmt_c_to_r(fmt_encode_python(got$values, "string"), c(5, 7)), fmt_encode_r(sh, "string", na = ""))
 })
 
 # ------------------------------------------------------------ 64-bit extremes

@@ -68,9 +68,10 @@ impl Array {
             meta.shape.len(),
         )
         .map_err(|e| e.context(&what))?;
-        if let Some(sh) = chain.partial_sharding() {
+        if let Some(sh) = chain.sharding() {
             let shard: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
-            sh.grid(&shard).map_err(|e| e.context(&what))?;
+            sh.grid(&chain.encoded_shape(&shard))
+                .map_err(|e| e.context(&what))?;
         }
         Ok(Array {
             store,
@@ -557,7 +558,8 @@ impl Array {
             which: vec![0; n],
             elem: vec![0; n],
             fill: self.fill_string()?,
-            marks_na: self.meta.fill_marks_na,
+            // Fixed-width strings have no NA: "" (all NULs) is just "".
+            marks_na: self.meta.fill_marks_na && self.chain.fixed_string().is_none(),
         };
         if n == 0 {
             return Ok((read, vec![]));
@@ -646,6 +648,26 @@ impl Array {
         if !self.check_write(sel, data.len())? {
             return Ok(vec![]);
         }
+        if let Some(f) = self.chain.fixed_string() {
+            // Refused before anything is written, and never cut short.
+            let what = self.what();
+            for (i, v) in data.iter().enumerate() {
+                match v {
+                    None => {
+                        return Err(ZarrError::Type(format!(
+                            "{what}: value {} is NA, which a fixed-width string array (dtype {}) cannot hold",
+                            i + 1,
+                            f.numpy_dtype()
+                        )))
+                    }
+                    Some(s) => {
+                        if let Some(why) = f.refusal(s) {
+                            return Err(ZarrError::Type(format!("{what}: value {}: {why}", i + 1)));
+                        }
+                    }
+                }
+            }
+        }
         let fill = self.fill_string()?;
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
@@ -710,7 +732,7 @@ impl Array {
             } else {
                 let enc = self
                     .chain
-                    .encode_strings(&buf)
+                    .encode_strings(&buf, &cshape)
                     .map_err(|e| e.context(&what))?;
                 self.store.set(&key, &enc).map_err(|e| e.context(&what))
             }

@@ -14,6 +14,7 @@ pub mod blosc;
 pub mod bytes;
 pub mod crc32c;
 pub mod delta;
+pub mod fixed_string;
 pub mod gzip;
 pub mod numcodecs;
 pub mod sharding;
@@ -70,6 +71,8 @@ pub enum ArrayToBytes {
     Sharding(Box<sharding::Sharding>),
     /// `vlen-utf8`: strings.
     VlenUtf8,
+    /// `numpy.fixed_string`: strings of NumPy's fixed-width dtypes (Zarr v2).
+    FixedString(fixed_string::FixedString),
 }
 
 /// A parsed, validated `codecs` list.
@@ -164,25 +167,24 @@ impl CodecChain {
                     continue;
                 }
                 "bytes" if dtype == DataType::String => {
-                    return Err(ZarrError::Metadata(
-                        "strings need the 'vlen-utf8' codec, not 'bytes'".into(),
-                    ))
+                    return Err(ZarrError::Metadata(format!(
+                        "strings need the 'vlen-utf8' (or '{}') codec, not 'bytes'",
+                        fixed_string::NAME
+                    )))
                 }
                 "bytes" => ArrayToBytes::Bytes {
                     endian: bytes::parse_endian(&config, dtype)?,
                 },
-                "sharding_indexed" if dtype == DataType::String => {
-                    return Err(ZarrError::Unsupported(
-                        "sharded string arrays are not supported yet".into(),
-                    ))
-                }
                 "sharding_indexed" => ArrayToBytes::Sharding(Box::new(
                     sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
                 )),
                 "vlen-utf8" if dtype == DataType::String => ArrayToBytes::VlenUtf8,
-                "vlen-utf8" => {
+                fixed_string::NAME if dtype == DataType::String => {
+                    ArrayToBytes::FixedString(fixed_string::FixedString::from_config(&config)?)
+                }
+                "vlen-utf8" | fixed_string::NAME => {
                     return Err(ZarrError::Metadata(format!(
-                        "codec 'vlen-utf8' is for strings, not {}",
+                        "codec '{name}' is for strings, not {}",
                         dtype.name()
                     )))
                 }
@@ -216,6 +218,15 @@ impl CodecChain {
                 "the codecs list has no array -> bytes codec (such as 'bytes')".into(),
             )
         })?;
+        if let ArrayToBytes::FixedString(f) = &array_to_bytes {
+            // Missing chunks read as the fill value, so it must be storable.
+            let text = std::str::from_utf8(fill).map_err(|_| {
+                ZarrError::Metadata("the fill value of a string array is not UTF-8".into())
+            })?;
+            if let Some(why) = f.refusal(text) {
+                return Err(ZarrError::Metadata(format!("fill value: {why}")));
+            }
+        }
         if dtype != DataType::String && fill.len() != dtype.size() {
             return Err(ZarrError::Metadata(format!(
                 "a fill value of {} bytes for {}",
@@ -244,6 +255,7 @@ impl CodecChain {
             ArrayToBytes::VlenUtf8 => {
                 out.push(serde_json::json!({"name": "vlen-utf8", "configuration": {}}))
             }
+            ArrayToBytes::FixedString(f) => out.push(f.to_json()),
         }
         out.extend(self.bytes_to_bytes.iter().map(|c| c.to_json()));
         out
@@ -268,7 +280,7 @@ impl CodecChain {
     }
 
     /// The chunk shape as the array -> bytes codec sees it (after transposes).
-    fn encoded_shape(&self, chunk_shape: &[usize]) -> Vec<usize> {
+    pub fn encoded_shape(&self, chunk_shape: &[usize]) -> Vec<usize> {
         match self.order() {
             Some(o) => o.iter().map(|&d| chunk_shape[d]).collect(),
             None => chunk_shape.to_vec(),
@@ -277,14 +289,35 @@ impl CodecChain {
 
     /// The sharding codec when a chunk can be read one inner chunk at a
     /// time: sharding is the array -> bytes codec and nothing transforms
-    /// the shard around it.
+    /// the shard around it. Shards of strings are always read whole (the
+    /// inner-chunk path scatters fixed-size elements).
     pub fn partial_sharding(&self) -> Option<&sharding::Sharding> {
         match &self.array_to_bytes {
             ArrayToBytes::Sharding(s)
-                if self.transposes.is_empty() && self.bytes_to_bytes.is_empty() =>
+                if self.transposes.is_empty()
+                    && self.bytes_to_bytes.is_empty()
+                    && self.dtype != DataType::String =>
             {
                 Some(s)
             }
+            _ => None,
+        }
+    }
+
+    /// The sharding codec, if it is the array -> bytes codec.
+    pub fn sharding(&self) -> Option<&sharding::Sharding> {
+        match &self.array_to_bytes {
+            ArrayToBytes::Sharding(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The fixed-width string codec that stores the elements, if any (also
+    /// inside shards): it limits what strings can be written.
+    pub fn fixed_string(&self) -> Option<&fixed_string::FixedString> {
+        match &self.array_to_bytes {
+            ArrayToBytes::FixedString(f) => Some(f),
+            ArrayToBytes::Sharding(s) => s.inner.fixed_string(),
             _ => None,
         }
     }
@@ -337,7 +370,7 @@ impl CodecChain {
             ArrayToBytes::Sharding(s) => {
                 s.decode_shard(&data, &self.encoded_shape(chunk_shape), ctx)
             }
-            ArrayToBytes::VlenUtf8 => Err(ZarrError::Type(format!(
+            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => Err(ZarrError::Type(format!(
                 "{}: strings decode with decode_strings",
                 ctx.what
             ))),
@@ -359,8 +392,13 @@ impl CodecChain {
                     .context(&format!("{} ({})", ctx.what, c.name()))
             })?;
         }
+        let n = chunk_shape.iter().product();
         match &self.array_to_bytes {
-            ArrayToBytes::VlenUtf8 => vlen::decode(&data, chunk_shape.iter().product(), ctx.what),
+            ArrayToBytes::VlenUtf8 => vlen::decode(&data, n, ctx.what),
+            ArrayToBytes::FixedString(f) => f.decode(&data, n, ctx.what),
+            ArrayToBytes::Sharding(s) if self.dtype == DataType::String => {
+                s.decode_shard_strings(&data, &self.encoded_shape(chunk_shape), ctx)
+            }
             _ => Err(ZarrError::Unsupported(format!(
                 "{}: this codec chain does not hold strings",
                 ctx.what
@@ -368,10 +406,19 @@ impl CodecChain {
         }
     }
 
-    /// Strings of one chunk (laid out with `stored_strides`) -> stored bytes.
-    pub fn encode_strings<S: AsRef<str>>(&self, items: &[S]) -> Result<Vec<u8>> {
+    /// Strings of one chunk of `chunk_shape` (laid out with
+    /// `stored_strides`) -> stored bytes.
+    pub fn encode_strings<S: AsRef<str> + Sync>(
+        &self,
+        items: &[S],
+        chunk_shape: &[usize],
+    ) -> Result<Vec<u8>> {
         let mut data = match &self.array_to_bytes {
             ArrayToBytes::VlenUtf8 => vlen::encode(items)?,
+            ArrayToBytes::FixedString(f) => f.encode(items)?,
+            ArrayToBytes::Sharding(s) if self.dtype == DataType::String => {
+                s.encode_shard_strings(items, &self.encoded_shape(chunk_shape))?
+            }
             _ => {
                 return Err(ZarrError::Unsupported(
                     "this codec chain does not hold strings".into(),
@@ -396,7 +443,7 @@ impl CodecChain {
                 data
             }
             ArrayToBytes::Sharding(s) => s.encode_shard(&data, &self.encoded_shape(chunk_shape))?,
-            ArrayToBytes::VlenUtf8 => {
+            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => {
                 return Err(ZarrError::Type("strings encode with encode_strings".into()))
             }
         };
@@ -481,6 +528,67 @@ mod tests {
         let e = chain.decode(vec![0u8; 7], &[2], &ctx(&w)).unwrap_err();
         assert_eq!(e.kind(), "corrupt_chunk");
         assert!(e.message().contains("test chunk"));
+    }
+
+    #[test]
+    fn strings_go_through_transpose_and_sharding_and_are_read_whole() {
+        let w = Warnings::default();
+        let c = json!([{"name": "transpose", "configuration": {"order": [1, 0]}},
+                       {"name": "sharding_indexed", "configuration": {
+                           "chunk_shape": [3, 1],
+                           "codecs": [{"name": "vlen-utf8", "configuration": {}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+                           "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                           "index_location": "end"}}]);
+        let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::String, b"", 2).unwrap();
+        assert!(chain.partial_sharding().is_none(), "strings are read whole");
+        assert!(chain.sharding().is_some() && chain.fixed_string().is_none());
+        // A 2 x 6 chunk, stored (after the transpose) as 6 x 2 in shards of 3 x 1.
+        let items: Vec<String> = (0..12).map(|i| format!("\u{65e5}{i}")).collect();
+        let enc = chain.encode_strings(&items, &[2, 6]).unwrap();
+        assert_eq!(chain.decode_strings(enc, &[2, 6], &ctx(&w)).unwrap(), items);
+        let numeric = CodecChain::from_json(
+            &[json!({"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}})],
+            DataType::Int32,
+            &[0; 4],
+            1,
+        )
+        .unwrap();
+        assert!(numeric.partial_sharding().is_some());
+    }
+
+    #[test]
+    fn fixed_width_strings_are_a_string_codec_whose_fill_must_fit() {
+        let w = Warnings::default();
+        let codecs = [
+            json!({"name": "numpy.fixed_string", "configuration": {"dtype": "<U3"}}),
+            json!({"name": "gzip", "configuration": {"level": 1}}),
+        ];
+        let chain = CodecChain::from_json(&codecs, DataType::String, b"", 1).unwrap();
+        assert_eq!(chain.fixed_string().unwrap().width, 3);
+        assert_eq!(Value::Array(chain.to_json()), Value::Array(codecs.to_vec()));
+        let enc = chain.encode_strings(&["abc", "", "\u{e9}"], &[3]).unwrap();
+        assert_eq!(
+            chain.decode_strings(enc, &[3], &ctx(&w)).unwrap(),
+            ["abc", "", "\u{e9}"]
+        );
+        assert_eq!(
+            chain.encode_strings(&["abcd"], &[1]).unwrap_err().kind(),
+            "type"
+        );
+        let e = CodecChain::from_json(&codecs, DataType::String, b"long", 1).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+        assert!(e.message().contains("fill value"), "{}", e.message());
+        let e = CodecChain::from_json(&codecs[..1], DataType::Int32, &[0; 4], 1).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+        let e = CodecChain::from_json(&[json!({"name": "bytes"})], DataType::String, b"", 1)
+            .unwrap_err();
+        assert!(
+            e.message().contains("numpy.fixed_string"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]

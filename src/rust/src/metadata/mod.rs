@@ -212,10 +212,12 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
     let null_fill = obj.get("fill_value").is_some_and(Value::is_null);
     if null_fill {
         // Any valid fill parses; the bytes are zero below.
-        obj.insert("fill_value".into(), 0.into());
-        if obj.get("data_type").and_then(Value::as_str) == Some("bool") {
-            obj.insert("fill_value".into(), false.into());
-        }
+        let any_fill = match obj.get("data_type").and_then(Value::as_str) {
+            Some("bool") => Value::from(false),
+            Some("string") => Value::from(""),
+            _ => Value::from(0),
+        };
+        obj.insert("fill_value".into(), any_fill);
     }
     let mut node = v3::parse(&serde_json::to_vec(&doc)?)?;
     match &mut node {
@@ -263,6 +265,25 @@ pub fn documents(node: &NodeMetadata) -> Result<Vec<(&'static str, Vec<u8>)>> {
                 (v2::ZGROUP, pretty(&zgroup)?),
                 (v2::ZATTRS, pretty(&zattrs)?),
             ]
+        }
+        (_, NodeMetadata::Array(a)) => {
+            // A chain that does not parse is refused where the array is
+            // opened, as before.
+            let chain = crate::codec::CodecChain::from_json(
+                &a.codecs,
+                a.data_type,
+                &a.fill_value.bytes,
+                a.shape.len(),
+            );
+            if let Some(f) = chain.as_ref().ok().and_then(|c| c.fixed_string()) {
+                // zarr-python 3 spells these as parameterised data types,
+                // which this package does not write.
+                return Err(ZarrError::Unsupported(format!(
+                    "fixed-width strings (dtype {}) can only be written to Zarr v2 arrays",
+                    f.numpy_dtype()
+                )));
+            }
+            vec![("zarr.json", pretty(&v3::to_json(node))?)]
         }
         _ => vec![("zarr.json", pretty(&v3::to_json(node))?)],
     })
@@ -392,6 +413,29 @@ mod tests {
         assert_eq!(dot.key(&[7]), "7");
         assert_eq!(dot.key(&[]), "0");
         assert_eq!(slash.key(&[]), "0");
+    }
+
+    #[test]
+    fn the_r_form_of_v2_string_arrays_round_trips_with_a_null_fill() {
+        for dtype in ["|O", "<U4", "|S4"] {
+            let filters = if dtype == "|O" {
+                json!([{"id": "vlen-utf8"}])
+            } else {
+                Value::Null
+            };
+            let zarray = json!({"shape": [3], "chunks": [2], "dtype": dtype, "fill_value": null,
+                "order": "C", "filters": filters, "dimension_separator": ".",
+                "compressor": null, "zarr_format": 2});
+            let node =
+                NodeMetadata::Array(v2::parse_array(zarray.to_string().as_bytes(), None).unwrap());
+            let form = r_form(&node);
+            assert_eq!(form["fill_value"], Value::Null, "{dtype}");
+            let back = parse_r_form(form.to_string().as_bytes()).unwrap();
+            assert_eq!(back, node, "{dtype}");
+            let docs = documents(&back).unwrap();
+            let written: Value = serde_json::from_slice(&docs[0].1).unwrap();
+            assert_eq!(written, zarray, "{dtype}");
+        }
     }
 
     #[test]

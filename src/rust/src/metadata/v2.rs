@@ -5,7 +5,9 @@
 //! layout and numcodecs configuration turned into a v3-style codec list:
 //!
 //!   [transpose (reversed order) if order "F"]
-//!   + bytes (endian from the dtype string)
+//!   + bytes (endian from the dtype string); for strings `vlen-utf8`
+//!     (dtype "|O", the object codec first of the filters) or
+//!     `numpy.fixed_string` (dtypes "<U5", ">U5", "|S5")
 //!   + filters, in order, as bytes -> bytes codecs
 //!   + the compressor
 //!
@@ -14,10 +16,12 @@
 //! `bytes` gives the same stored bytes. Compressors with a v3 codec of the
 //! same bytes map to it (gzip, zstd, blosc, crc32c); zlib, lz4, bz2 and the
 //! delta filter map to the `numcodecs.*` codecs of this crate. `fill_value:
-//! null` reads as zero bytes with `fill_marks_na` false. `_ARRAY_DIMENSIONS`
+//! null` reads as zero bytes with `fill_marks_na` false; the fill value of
+//! an `S` dtype is base64, as numcodecs writes it. `_ARRAY_DIMENSIONS`
 //! in `.zattrs` (the xarray convention) gives the dimension names.
 
 use super::*;
+use crate::codec::fixed_string::FixedString;
 use crate::codec::{ArrayToBytes, CodecChain, Endian};
 
 /// Store keys of the v2 documents, relative to a node's prefix.
@@ -39,8 +43,6 @@ const ARRAY_MEMBERS: [&str; 9] = [
     "filters",
     "dimension_separator",
 ];
-
-const STRINGS_UNSUPPORTED: &str = "string data types in Zarr v2 are not supported yet";
 
 fn malformed(msg: impl Into<String>) -> ZarrError {
     ZarrError::Metadata(msg.into())
@@ -82,9 +84,18 @@ fn check_zarr_format(obj: &Map<String, Value>, doc: &str) -> Result<()> {
     }
 }
 
-/// A NumPy type string ("<i4", ">f8", "|b1") -> the data type and the byte
-/// order of its elements (None for one-byte types).
+/// The fixed-width string codec of a NumPy `U` or `S` type string; None
+/// for other dtypes.
+fn fixed_string_of(v: &Value) -> Option<Result<FixedString>> {
+    FixedString::parse_numpy(v.as_str()?).map(|r| r.map_err(|e| e.context(".zarray")))
+}
+
+/// A NumPy type string ("<i4", ">f8", "|b1", "<U5") -> the data type and
+/// the byte order of its elements (None for one-byte types and `|S`).
 pub fn parse_dtype(v: &Value) -> Result<(DataType, Option<Endian>)> {
+    if let Some(f) = fixed_string_of(v) {
+        return Ok((DataType::String, f?.utf32));
+    }
     let s = match v {
         Value::String(s) => s.as_str(),
         Value::Array(_) => {
@@ -110,7 +121,11 @@ pub fn parse_dtype(v: &Value) -> Result<(DataType, Option<Endian>)> {
     match kind {
         // Python objects: strings, with the vlen-utf8 object codec.
         'O' if s == "|O" => return Ok((DataType::String, None)),
-        'O' | 'U' | 'S' => return Err(ZarrError::Unsupported(STRINGS_UNSUPPORTED.into())),
+        'O' => {
+            return Err(ZarrError::Unsupported(format!(
+                "object dtype '{s}' is not supported (only \"|O\" strings)"
+            )))
+        }
         'M' | 'm' => {
             return Err(ZarrError::Unsupported(format!(
                 "datetime and timedelta data types in Zarr v2 are not supported ('{s}')"
@@ -235,11 +250,43 @@ fn fill_value(v: &Value, dt: DataType) -> Result<(FillValue, bool)> {
     }
 }
 
+/// The fill value of a fixed-width string array: the text for `U`, and
+/// base64 of the bytes for `S`, as numcodecs writes it. Trailing NULs are
+/// padding, as in the elements.
+fn fixed_string_fill(v: &Value, f: &FixedString) -> Result<(FillValue, bool)> {
+    use base64::Engine as _;
+    let bad = |want: &str| {
+        malformed(format!(
+            ".zarray: fill_value {v} is not valid for dtype {}: expected {want}",
+            f.numpy_dtype()
+        ))
+    };
+    let text = match (v, f.utf32) {
+        (Value::Null, _) => return Ok((FillValue { bytes: Vec::new() }, false)),
+        (Value::String(s), Some(_)) => s.clone(),
+        (Value::String(s), None) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map_err(|_| bad("the base64 encoding of the bytes"))?;
+            String::from_utf8(bytes).map_err(|_| bad("base64 of UTF-8 text"))?
+        }
+        _ => return Err(bad("a string or null")),
+    };
+    let bytes = text.trim_end_matches('\0').as_bytes().to_vec();
+    Ok((FillValue { bytes }, true))
+}
+
 /// The JSON of a fill value as v2 writes it: NaN payloads collapse to
-/// "NaN", the only NaN v2 can spell.
-fn fill_to_json(meta: &ArrayMetadata) -> Value {
+/// "NaN", the only NaN v2 can spell; `S` strings are base64.
+fn fill_to_json(meta: &ArrayMetadata, fixed: Option<&FixedString>) -> Value {
     if !meta.fill_marks_na {
         return Value::Null;
+    }
+    if let Some(FixedString { utf32: None, .. }) = fixed {
+        use base64::Engine as _;
+        return base64::engine::general_purpose::STANDARD
+            .encode(&meta.fill_value.bytes)
+            .into();
     }
     fn plain(v: Value) -> Value {
         match v {
@@ -434,9 +481,14 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
             ".zarray: chunks {chunk_shape:?} entries must be greater than 0"
         )));
     }
-    let (data_type, endian) = parse_dtype(require(obj, "dtype", ".zarray")?)?;
-    let (fill_value, fill_marks_na) =
-        fill_value(require(obj, "fill_value", ".zarray")?, data_type)?;
+    let dtype = require(obj, "dtype", ".zarray")?;
+    let (data_type, endian) = parse_dtype(dtype)?;
+    let fixed = fixed_string_of(dtype).transpose()?;
+    let fill = require(obj, "fill_value", ".zarray")?;
+    let (fill_value, fill_marks_na) = match &fixed {
+        Some(f) => fixed_string_fill(fill, f)?,
+        None => fill_value(fill, data_type)?,
+    };
     let ndim = shape.len();
     let mut codecs = Vec::new();
     match require(obj, "order", ".zarray")? {
@@ -461,7 +513,10 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
             )))
         }
     };
-    if data_type == DataType::String {
+    if let Some(f) = &fixed {
+        codecs.push(f.to_json());
+        typesize = f.item_size();
+    } else if data_type == DataType::String {
         // The object codec turns the strings into bytes: it is the chain's
         // array -> bytes codec.
         match filters
@@ -593,22 +648,16 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
             )))
         }
     };
-    let endian = match &chain.array_to_bytes {
-        ArrayToBytes::Bytes { endian } => *endian,
-        ArrayToBytes::VlenUtf8 => None,
+    let dtype = match &chain.array_to_bytes {
+        ArrayToBytes::Bytes { endian } => dtype_string(meta.data_type, *endian)?,
+        ArrayToBytes::VlenUtf8 => dtype_string(meta.data_type, None)?,
+        ArrayToBytes::FixedString(f) => f.numpy_dtype(),
         ArrayToBytes::Sharding(_) => {
             return Err(ZarrError::Unsupported(
                 "codec 'sharding_indexed' cannot be written to Zarr v2 metadata".into(),
             ))
         }
-        #[allow(unreachable_patterns)]
-        _ => {
-            return Err(ZarrError::Unsupported(
-                "only the 'bytes' codec can be written to Zarr v2 metadata".into(),
-            ))
-        }
     };
-    let dtype = dtype_string(meta.data_type, endian)?;
     // The last bytes -> bytes codec is the compressor (unless it is a
     // filter such as delta); the ones before it are filters.
     let mut filters: Vec<Value> = chain
@@ -634,7 +683,10 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
     zarray.insert("shape".into(), json!(meta.shape));
     zarray.insert("chunks".into(), json!(meta.chunk_shape));
     zarray.insert("dtype".into(), dtype.into());
-    zarray.insert("fill_value".into(), fill_to_json(meta));
+    zarray.insert(
+        "fill_value".into(),
+        fill_to_json(meta, chain.fixed_string()),
+    );
     zarray.insert("order".into(), order.into());
     zarray.insert("filters".into(), filters);
     zarray.insert("dimension_separator".into(), separator.to_string().into());
@@ -832,11 +884,24 @@ mod tests {
             assert!(e.message().contains(&format!("'{s}'")), "{}", e.message());
         }
         assert_eq!(parse_dtype(&json!("|O")).unwrap(), (DataType::String, None));
-        for s in ["<U10", "|S12"] {
+        assert_eq!(
+            parse_dtype(&json!("<U10")).unwrap(),
+            (DataType::String, Some(Endian::Little))
+        );
+        assert_eq!(
+            parse_dtype(&json!(">U1")).unwrap(),
+            (DataType::String, Some(Endian::Big))
+        );
+        assert_eq!(
+            parse_dtype(&json!("|S12")).unwrap(),
+            (DataType::String, None)
+        );
+        for s in ["<U0", "|S", "<Ux"] {
             let e = parse_dtype(&json!(s)).unwrap_err();
-            assert_eq!(e.kind(), "unsupported", "{s}");
-            assert_eq!(e.message(), STRINGS_UNSUPPORTED);
+            assert_eq!(e.kind(), "metadata", "{s}");
+            assert!(e.message().contains(s), "{}", e.message());
         }
+        assert_eq!(parse_dtype(&json!("<O")).unwrap_err().kind(), "unsupported");
         for (v, what) in [
             (json!("<M8[ns]"), "<M8[ns]"),
             (json!("<m8[s]"), "<m8[s]"),
@@ -866,6 +931,130 @@ mod tests {
         assert_eq!(
             array_to_json(&meta).unwrap().0["filters"],
             json!([{"id": "vlen-utf8"}])
+        );
+    }
+
+    fn fixed(dtype: &str, fill: Value) -> Value {
+        with(
+            with(with(zarray(), "dtype", json!(dtype)), "fill_value", fill),
+            "chunks",
+            json!([10, 7]),
+        )
+    }
+
+    #[test]
+    fn v2_fixed_width_strings_parse_and_write_back() {
+        // zarr-python's defaults: fill "" and a compressor, in F order too.
+        for order in ["C", "F"] {
+            let doc = with(fixed("<U5", json!("")), "order", json!(order));
+            let a = p(&doc).unwrap();
+            assert_eq!(a.data_type, DataType::String);
+            assert!(a.fill_marks_na && a.fill_value.bytes.is_empty());
+            let codecs: Vec<&str> = a
+                .codecs
+                .iter()
+                .map(|c| c["name"].as_str().unwrap())
+                .collect();
+            let want = if order == "F" {
+                vec!["transpose", "numpy.fixed_string", "numcodecs.zlib"]
+            } else {
+                vec!["numpy.fixed_string", "numcodecs.zlib"]
+            };
+            assert_eq!(codecs, want);
+            assert_eq!(
+                a.codecs[codecs.len() - 2],
+                json!({"name": "numpy.fixed_string", "configuration": {"dtype": "<U5"}})
+            );
+            assert_eq!(round_trips(&a), doc);
+        }
+        // Big-endian U with a non-ASCII fill, written back as text.
+        let doc = fixed(">U3", json!("h\u{e9}"));
+        let a = p(&doc).unwrap();
+        assert_eq!(a.fill_value.bytes, "h\u{e9}".as_bytes());
+        assert_eq!(round_trips(&a), doc);
+        // S fill values are base64, as numcodecs writes them.
+        let doc = fixed("|S5", json!("YWI="));
+        let a = p(&doc).unwrap();
+        assert_eq!(a.fill_value.bytes, b"ab");
+        assert_eq!(round_trips(&a), doc);
+        assert_eq!(
+            round_trips(&p(&fixed("|S5", json!(""))).unwrap()),
+            fixed("|S5", json!(""))
+        );
+        // A null fill: no missing-value marker, and null again when written.
+        let a = p(&fixed("<U5", Value::Null)).unwrap();
+        assert!(!a.fill_marks_na);
+        assert_eq!(round_trips(&a)["fill_value"], Value::Null);
+        for (doc, what) in [
+            (fixed("|S5", json!("not base64!")), "base64"),
+            (fixed("|S5", json!("/w==")), "UTF-8"),
+            (fixed("<U5", json!(0)), "a string or null"),
+            (fixed("<U2", json!("abc")), "3 characters"),
+            (fixed("|S2", json!("w6nDqQ==")), "4 UTF-8 bytes"),
+        ] {
+            assert_eq!(fails(&doc, what), "metadata", "{doc}");
+        }
+    }
+
+    /// Chunks as NumPy lays them out (`tobytes` of the arrays, checked with
+    /// NumPy 2.4) decode through the chain v2 metadata maps to, and encode
+    /// back to the same bytes.
+    #[test]
+    fn v2_fixed_width_string_chunks_match_numpy() {
+        let w = Warnings::default();
+        let ctx = CodecContext {
+            strict_checksums: false,
+            warnings: &w,
+            what: "t",
+        };
+        let hex = |h: &str| -> Vec<u8> {
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        // np.array([["ab", "\u{e9}"], ["", "xyz"]], dtype=">U3"), order "F".
+        let doc = with(
+            with(
+                with(
+                    with(fixed(">U3", json!("")), "shape", json!([2, 2])),
+                    "chunks",
+                    json!([2, 2]),
+                ),
+                "order",
+                json!("F"),
+            ),
+            "compressor",
+            Value::Null,
+        );
+        let raw = hex("000000610000006200000000000000000000000000000000000000e9000000000000000000000078000000790000007a");
+        let a = p(&doc).unwrap();
+        let chain = CodecChain::from_json(&a.codecs, a.data_type, &a.fill_value.bytes, 2).unwrap();
+        let strings = chain.decode_strings(raw.clone(), &[2, 2], &ctx).unwrap();
+        // Laid out with the chain's strides: [i, j] at i + 2 j.
+        assert_eq!(chain.stored_strides(&[2, 2]), vec![1, 2]);
+        assert_eq!(strings, ["ab", "", "\u{e9}", "xyz"]);
+        assert_eq!(chain.encode_strings(&strings, &[2, 2]).unwrap(), raw);
+        // The same as |S4 in C order (UTF-8 bytes), zlib-compressed.
+        let doc = with(
+            with(fixed("|S4", json!("")), "shape", json!([2, 2])),
+            "chunks",
+            json!([2, 2]),
+        );
+        let raw = hex("61620000c3a900000000000078797a77");
+        let a = p(&doc).unwrap();
+        let chain = CodecChain::from_json(&a.codecs, a.data_type, &a.fill_value.bytes, 2).unwrap();
+        let enc = chain
+            .encode_strings(&["ab", "\u{e9}", "", "xyzw"], &[2, 2])
+            .unwrap();
+        let z = crate::codec::zlib::Zlib { level: 1 };
+        assert_eq!(
+            crate::codec::BytesToBytes::decode(&z, enc.clone(), None, &ctx).unwrap(),
+            raw
+        );
+        assert_eq!(
+            chain.decode_strings(enc, &[2, 2], &ctx).unwrap(),
+            ["ab", "\u{e9}", "", "xyzw"]
         );
     }
 
