@@ -457,12 +457,6 @@ impl Array {
                 }
                 .map_err(|e| e.context(&what));
             }
-            let mut buf = if covered {
-                None
-            } else {
-                self.load_chunk(&idx, opts, &warnings)?
-            }
-            .unwrap_or_else(|| fill.repeat(cshape.iter().product()));
             let spans: Vec<Vec<Span>> = c
                 .iter()
                 .map(|d| {
@@ -472,9 +466,32 @@ impl Array {
                         .collect()
                 })
                 .collect();
-            // SAFETY: spans stay inside the chunk and inside `data`; each
-            // task owns its chunk buffer.
-            unsafe { convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans) };
+            let chunk_bytes = cshape.iter().product::<usize>() * fill.len();
+            let buf = if covered && self.inside_array(&idx) {
+                // Every element is about to be written: no fill pass first.
+                let mut buf: Vec<u8> = Vec::with_capacity(chunk_bytes);
+                // SAFETY: spans stay inside the chunk and inside `data`, and
+                // cover the whole chunk, so all `chunk_bytes` are written
+                // before the length is set.
+                unsafe {
+                    convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans);
+                    buf.set_len(chunk_bytes);
+                }
+                buf
+            } else {
+                let mut buf = if covered {
+                    None
+                } else {
+                    self.load_chunk(&idx, opts, &warnings)?
+                }
+                .unwrap_or_else(|| fill.repeat(cshape.iter().product()));
+                // SAFETY: spans stay inside the chunk and inside `data`; each
+                // task owns its chunk buffer.
+                unsafe {
+                    convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans)
+                };
+                buf
+            };
             let what = self.chunk_what(&key);
             if buf.chunks_exact(fill.len()).all(|e| e == fill.as_slice()) {
                 self.store.erase(&key).map_err(|e| e.context(&what))
@@ -742,6 +759,14 @@ impl Array {
 
     /// Whether the selection covers every element of the chunk that lies
     /// inside the array (so the old chunk need not be read).
+    /// Whether chunk `idx` lies wholly inside the array (not an edge chunk
+    /// that reaches past its shape).
+    fn inside_array(&self, idx: &[u64]) -> bool {
+        idx.iter()
+            .zip(self.meta.shape.iter().zip(&self.meta.chunk_shape))
+            .all(|(&i, (&n, &cs))| (i + 1) * cs <= n)
+    }
+
     fn covers_chunk(&self, c: &[&DimChunk], idx: &[u64]) -> bool {
         c.iter()
             .zip(idx)
