@@ -297,6 +297,9 @@ impl Array {
         let plan = sel.plan(&inner);
         let chunks = cartesian(&plan);
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        if !self.store.prefers_batches() {
+            return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
+        }
         // Fetching is per shard (one index each); decoding is per inner
         // chunk, in parallel across all shards of a round.
         for group in group_by_shard(&chunks, &grid).chunks(BATCH) {
@@ -305,7 +308,8 @@ impl Array {
             })?;
             let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
             run_tasks(&jobs, opts.threads, |job| {
-                let data = match &job.bytes {
+                let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let data = match bytes {
                     None => None,
                     Some(b) => {
                         let what = format!(
@@ -318,7 +322,7 @@ impl Array {
                             warnings,
                             what: &what,
                         };
-                        Some(sh.inner.decode(b.clone(), &sh.inner_shape, &ctx)?)
+                        Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
                     }
                 };
                 self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
@@ -326,6 +330,84 @@ impl Array {
             })?;
         }
         Ok(())
+    }
+
+    /// `read_sharded` on a store without latency: all touched shard
+    /// indexes first, then each task reads its inner chunk's byte range
+    /// itself, decodes and scatters it. No shard is held in memory, and the
+    /// stored bytes are copied once.
+    #[allow(clippy::too_many_arguments)]
+    fn read_sharded_local(
+        &self,
+        chunks: &[Vec<&DimChunk>],
+        sh: &Sharding,
+        grid: &[usize],
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let groups = group_by_shard(chunks, grid);
+        let indexes = collect_tasks(&groups, opts.threads, |(sidx, _)| {
+            let key = self.chunk_key(sidx);
+            let what = self.chunk_what(&key);
+            let ctx = CodecContext {
+                strict_checksums: opts.strict_checksums,
+                warnings,
+                what: &what,
+            };
+            let index = self
+                .store
+                .get(&key, sh.index_range(grid)?)
+                .map_err(|e| e.context(&what))?;
+            let entries = match index {
+                Some(bytes) => Some(sh.decode_index(bytes, grid, &ctx)?),
+                None => None,
+            };
+            Ok((key, entries))
+        })?;
+        let local = |c: &Vec<&DimChunk>| -> usize {
+            c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
+                acc * g + (d.chunk % g as u64) as usize
+            })
+        };
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for ((_, cs), (key, entries)) in groups.iter().zip(&indexes) {
+            for c in cs {
+                let entry = entries.as_ref().and_then(|e| e[local(c)]);
+                jobs.push((*c, key.as_str(), entry));
+            }
+        }
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        run_tasks(&jobs, opts.threads, |&(c, key, entry)| {
+            let data = match entry {
+                None => None,
+                Some((offset, length)) => {
+                    let what = format!(
+                        "{} (inner chunk {:?})",
+                        self.chunk_what(key),
+                        c.iter().map(|d| d.chunk).collect::<Vec<u64>>()
+                    );
+                    let bytes = self
+                        .store
+                        .get(key, ByteRange::Range { offset, length })
+                        .map_err(|e| e.context(&what))?
+                        .ok_or_else(|| {
+                            ZarrError::CorruptChunk(format!(
+                                "{what}: the shard disappeared while it was read"
+                            ))
+                        })?;
+                    let ctx = CodecContext {
+                        strict_checksums: opts.strict_checksums,
+                        warnings,
+                        what: &what,
+                    };
+                    Some(sh.inner.decode(bytes, &sh.inner_shape, &ctx)?)
+                }
+            };
+            self.scatter(data.as_deref(), &inner_strides, c, dst, lossy);
+            Ok(())
+        })
     }
 
     /// The stored bytes of the inner chunks `cs` of shard `sidx` (None
@@ -348,7 +430,7 @@ impl Array {
         };
         let job = |chunk, bytes| InnerFetch {
             chunk,
-            bytes,
+            bytes: std::sync::Mutex::new(bytes),
             key: key.clone(),
         };
         let per_shard: usize = grid.iter().product();
@@ -850,7 +932,8 @@ impl<T> SendPtr<T> {
 /// holds, its stored bytes (None when not stored) and its shard's key.
 struct InnerFetch<'p> {
     chunk: &'p Vec<&'p DimChunk>,
-    bytes: Option<Vec<u8>>,
+    // Taken (not cloned) by the task that decodes it.
+    bytes: std::sync::Mutex<Option<Vec<u8>>>,
     key: String,
 }
 
