@@ -157,7 +157,8 @@ zarr_store <- R6::R6Class("zarr_store",
   private = list(
     handle = NULL,
     .version = 3L,
-    .consolidated = NULL
+    .consolidated = NULL,
+    .consolidated_parents = NULL
   )
 )
 
@@ -353,11 +354,22 @@ store_child_paths <- function(store, prefix) {
   parent <- node_key_path(prefix)
   if (!is.null(cons)) {
     paths <- names(cons)
-    parents <- ifelse(grepl("/", paths, fixed = TRUE), sub("/[^/]*$", "", paths), "")
+    parents <- consolidated_parents(store, paths)
     return(sort(paths[parents == parent]))
   }
   entries <- store$list_dir(as_prefix(prefix))
   sort(sub("/$", "", entries[endsWith(entries, "/")]))
+}
+
+# The parent path of each consolidated node path, worked out once per set of
+# paths: walking a hierarchy asks for every group's children.
+consolidated_parents <- function(store, paths) {
+  priv <- store_private(store)
+  memo <- priv$.consolidated_parents
+  if (!is.null(memo) && identical(memo$paths, paths)) return(memo$parents)
+  parents <- sub("/?[^/]*$", "", paths)
+  priv$.consolidated_parents <- list(paths = paths, parents = parents)
+  parents
 }
 
 # Validate a metadata list (or array_builder) with the engine and return the
