@@ -52,3 +52,38 @@ stats <- function(server) {
   jsonlite::fromJSON(rawToChar(zarr_httpstore$new(server$url)$get("__stats")))
 }
 reset <- function(server) invisible(zarr_httpstore$new(server$url)$get("__reset"))
+
+# nginx (Debian's nginx-light, if installed) serving `root` on 127.0.0.1:
+# a server that is not the bottleneck, to show what the client does when
+# every request is cheap. NULL when nginx is not on the PATH.
+start_nginx <- function(root) {
+  nginx <- Sys.which("nginx")
+  if (!nzchar(nginx)) return(NULL)
+  dir <- tempfile("nginx-")
+  dir.create(dir)
+  for (attempt in 1:5) {
+    port <- sample(20000:60000, 1L)
+    conf <- file.path(dir, "nginx.conf")
+    writeLines(c(
+      # As root, nginx would hand requests to an unprivileged worker that
+      # cannot read R's private temporary folder.
+      if (Sys.info()[["user"]] == "root") "user root;",
+      "worker_processes 1;", "daemon off;", sprintf("pid %s/nginx.pid;", dir),
+      sprintf("error_log %s/error.log;", dir), "events { worker_connections 256; }",
+      "http {", "  access_log off;", "  sendfile on;", "  tcp_nodelay on;", "  keepalive_requests 100000;",
+      sprintf("  client_body_temp_path %s;", dir), sprintf("  proxy_temp_path %s;", dir),
+      sprintf("  fastcgi_temp_path %s;", dir), sprintf("  uwsgi_temp_path %s;", dir),
+      sprintf("  scgi_temp_path %s;", dir),
+      sprintf("  server { listen 127.0.0.1:%d; root %s; location / { } }", port, root), "}"
+    ), conf)
+    system2(nginx, c("-c", shQuote(conf)), stdout = FALSE, stderr = FALSE, wait = FALSE)
+    pid_file <- file.path(dir, "nginx.pid")
+    deadline <- Sys.time() + 5
+    while (!file.exists(pid_file) && Sys.time() < deadline) Sys.sleep(0.05)
+    if (file.exists(pid_file)) {
+      Sys.setenv(no_proxy = "127.0.0.1,localhost", NO_PROXY = "127.0.0.1,localhost")
+      return(list(url = sprintf("http://127.0.0.1:%d", port), pid = as.integer(readLines(pid_file))))
+    }
+  }
+  NULL
+}
