@@ -58,6 +58,7 @@ check: deps
 bench: install
 	bench/run.sh
 	Rscript bench/read_parallel.R
+	Rscript bench/http_read.R
 
 clean:
 	rm -rf $(CRATE)/target .rlib zarr.Rcheck zarr_*.tar.gz src/*.o src/*.so src/Makevars R/extendr-wrappers.R

@@ -13,6 +13,12 @@ fi
 # R puts its own libraries first in LD_LIBRARY_PATH; Python must not see them.
 unset LD_LIBRARY_PATH
 "$venv/bin/pip" install -q "zarr>=3" zarrs tensorstore numcodecs google-crc32c numpy
+# nginx (optional) for bench/http_read.R: a server that is not the bottleneck.
+if ! command -v nginx > /dev/null && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light > /dev/null 2>&1 || true
+  # Debian starts the packaged service; the benchmark runs its own.
+  service nginx stop > /dev/null 2>&1 || true
+fi
 mkdir -p bench/results
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
