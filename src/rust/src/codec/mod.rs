@@ -16,8 +16,11 @@ pub mod crc32c;
 pub mod delta;
 pub mod fixed_string;
 pub mod gzip;
+mod limited;
 pub mod numcodecs;
 pub mod sharding;
+#[cfg(test)]
+mod test_util;
 pub mod transpose;
 pub mod vlen;
 pub mod zlib;
@@ -456,16 +459,9 @@ impl CodecChain {
 
 #[cfg(test)]
 mod tests {
+    use super::test_util::ctx;
     use super::*;
     use serde_json::json;
-
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
 
     #[test]
     fn every_compressor_round_trips_through_a_chain() {
