@@ -520,13 +520,7 @@ impl Store for FsStore {
     }
 
     fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
-        // "a" lists the folder "a", as "a/" does.
-        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-            prefix.to_string()
-        } else {
-            format!("{prefix}/")
-        };
+        let prefix = dir_prefix(prefix)?;
         let (dir, _) = self.prefix_path(&prefix)?;
         let mut listing = DirListing::default();
         for (name, kind) in self.read_dir(&dir, &prefix)? {

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod json;
@@ -776,12 +776,7 @@ impl Store for RefStore {
     }
 
     fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
-        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-            prefix.to_string()
-        } else {
-            format!("{prefix}/")
-        };
+        let prefix = dir_prefix(prefix)?;
         let mut keys = BTreeSet::new();
         let mut prefixes = BTreeSet::new();
         // Walk the sorted keys, jumping over each sub-prefix's keys: those
@@ -907,44 +902,7 @@ impl Store for RefStore {
             }
         };
         let remote = resolved.iter().filter(|r| Self::is_http(r)).count();
-        let workers = remote.min(MAX_CONCURRENCY);
-        if workers <= 1 {
-            return (0..requests.len()).map(fetch).collect();
-        }
-        let n = requests.len();
-        let next = AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                done.push((i, fetch(i)));
-            }
-            done
-        };
-        let mut results: Vec<Option<Result<Option<Vec<u8>>>>> = (0..n).map(|_| None).collect();
-        std::thread::scope(|s| {
-            // A thread that cannot be started leaves its share to the others.
-            let handles: Vec<_> = (1..workers)
-                .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-                .collect();
-            let mut all = work();
-            for h in handles {
-                match h.join() {
-                    Ok(done) => all.extend(done),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            for (i, r) in all {
-                results[i] = Some(r);
-            }
-        });
-        results
-            .into_iter()
-            .map(|r| r.expect("every request of a batch is run"))
-            .collect()
+        fetch_concurrently(requests.len(), remote.min(MAX_CONCURRENCY), fetch)
     }
 
     /// True when a target is an http(s) URL. For Parquet sets, the first
