@@ -417,13 +417,6 @@ impl HttpStore {
         }
     }
 
-    fn read_only_error(&self, what: &str, key: &str) -> ZarrError {
-        ZarrError::ReadOnly(format!(
-            "cannot {what} '{key}': {} is read-only",
-            self.describe()
-        ))
-    }
-
     fn no_listing(&self) -> ZarrError {
         ZarrError::Unsupported("listing is not supported by HTTP stores".into())
     }
@@ -554,17 +547,17 @@ impl Store for HttpStore {
 
     fn set(&self, key: &str, _value: &[u8]) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("write", key))
+        Err(read_only_error(self, "write", key))
     }
 
     fn erase(&self, key: &str) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("erase", key))
+        Err(read_only_error(self, "erase", key))
     }
 
     fn erase_prefix(&self, prefix: &str) -> Result<()> {
         validate_prefix(prefix)?;
-        Err(self.read_only_error("erase prefix", prefix))
+        Err(read_only_error(self, "erase prefix", prefix))
     }
 
     fn list(&self) -> Result<Vec<String>> {

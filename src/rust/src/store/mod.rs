@@ -163,6 +163,15 @@ pub fn resolve_range(key: &str, len: u64, range: ByteRange) -> Result<(u64, u64)
     }
 }
 
+/// The error of a write, erase or erase prefix (`what`) refused by a
+/// read-only store.
+pub(crate) fn read_only_error(store: &dyn Store, what: &str, key: &str) -> ZarrError {
+    ZarrError::ReadOnly(format!(
+        "cannot {what} '{key}': {} is read-only",
+        store.describe()
+    ))
+}
+
 /// The folder `list_dir(prefix)` lists, ending in "/" unless it is the
 /// root: every store lists "a" as the folder "a", as it does "a/".
 pub(crate) fn dir_prefix(prefix: &str) -> Result<String> {
