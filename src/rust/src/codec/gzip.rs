@@ -6,7 +6,7 @@
 //! because some writers put that under the name `gzip`.
 
 use super::limited::{is_zlib, read_limited};
-use super::{BytesToBytes, CodecContext};
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
 use flate2::write::GzEncoder;
@@ -21,16 +21,10 @@ pub struct Gzip {
 
 impl Gzip {
     pub fn from_config(config: &Map<String, Value>) -> Result<Gzip> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'gzip': {why}")));
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer 0 to 9)".into())
-            }
-            Some(v) => match v.as_u64() {
-                Some(l) if l <= 9 => Ok(Gzip { level: l as u32 }),
-                _ => bad(format!("level must be an integer from 0 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "gzip", 0, 9)?;
+        Ok(Gzip {
+            level: level as u32,
+        })
     }
 }
 

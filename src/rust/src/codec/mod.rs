@@ -65,6 +65,23 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     fn to_json(&self) -> Value;
 }
 
+/// The required integer `level` of a compressor's configuration, from `lo`
+/// to `hi`; errors name the codec as its metadata does.
+fn config_level(config: &Map<String, Value>, codec: &str, lo: i64, hi: i64) -> Result<i64> {
+    let bad = |why: String| Err(ZarrError::Metadata(format!("codec '{codec}': {why}")));
+    match config.get("level") {
+        None | Some(Value::Null) => bad(format!(
+            "configuration has no 'level' (an integer {lo} to {hi})"
+        )),
+        Some(v) => match v.as_i64() {
+            Some(l) if (lo..=hi).contains(&l) => Ok(l),
+            _ => bad(format!(
+                "level must be an integer from {lo} to {hi}, not {v}"
+            )),
+        },
+    }
+}
+
 /// The array -> bytes codec of a chain.
 #[derive(Debug)]
 pub enum ArrayToBytes {

@@ -10,7 +10,7 @@
 //!   `bz2.compress`). Configuration: `level`, an integer 1 to 9.
 
 use super::limited::read_limited;
-use super::{BytesToBytes, CodecContext};
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -105,16 +105,10 @@ pub struct Bz2 {
 
 impl Bz2 {
     pub fn from_config(config: &Map<String, Value>) -> Result<Bz2> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'numcodecs.bz2': {why}")));
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer 1 to 9)".into())
-            }
-            Some(v) => match v.as_u64() {
-                Some(l) if (1..=9).contains(&l) => Ok(Bz2 { level: l as u32 }),
-                _ => bad(format!("level must be an integer from 1 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "numcodecs.bz2", 1, 9)?;
+        Ok(Bz2 {
+            level: level as u32,
+        })
     }
 }
 

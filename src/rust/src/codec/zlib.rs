@@ -6,7 +6,7 @@
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
 use super::limited::{is_zlib, read_limited};
-use super::{BytesToBytes, CodecContext};
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
@@ -22,20 +22,10 @@ pub struct Zlib {
 
 impl Zlib {
     pub fn from_config(config: &Map<String, Value>) -> Result<Zlib> {
-        let bad = |why: String| {
-            Err(ZarrError::Metadata(format!(
-                "codec 'numcodecs.zlib': {why}"
-            )))
-        };
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer -1 to 9)".into())
-            }
-            Some(v) => match v.as_i64() {
-                Some(l) if (-1..=9).contains(&l) => Ok(Zlib { level: l as i32 }),
-                _ => bad(format!("level must be an integer from -1 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "numcodecs.zlib", -1, 9)?;
+        Ok(Zlib {
+            level: level as i32,
+        })
     }
 
     fn compression(&self) -> Compression {
