@@ -16,13 +16,9 @@ fmt_types <- c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "ui
 # of regions, each a list of [start, stop) pairs, 0-based) or {"id", "kind":
 # "consolidated", "store"}. Consolidated jobs open the store through a store
 # class that refuses every listing, so all that is read comes from the
-# consolidated metadata. Values are flattened in C order; integers are
-# decimal strings, floats exact hex strings (float.hex) or "NaN",
-# "Infinity", "-Infinity"; complex numbers [re, im]; strings as they are.
-fmt_script <- '
-import json, math, sys
-import numpy as np
-import zarr
+# consolidated metadata. Values are encoded by `encode` of
+# python_script_head (helper-interop.R).
+fmt_script <- paste0(python_script_head, '
 from zarr.storage import LocalStore
 
 
@@ -41,33 +37,6 @@ class NoListingStore(LocalStore):
     async def list_dir(self, prefix):
         raise RuntimeError("listing refused: list_dir(%r)" % prefix)
         yield
-
-
-def enc_float(x):
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return x.hex()
-
-
-def encode(v):
-    flat = np.asarray(v).ravel(order="C")
-    kind = flat.dtype.kind
-    if kind == "b":
-        return [bool(x) for x in flat]
-    if kind in "iu":
-        return [str(int(x)) for x in flat]
-    if kind == "f":
-        return [enc_float(x) for x in flat]
-    if kind == "c":
-        return [[enc_float(x.real), enc_float(x.imag)] for x in flat]
-    if kind in "OTU":
-        return ["<None>" if x is None else str(x) for x in flat]
-    if kind == "S":
-        return [bytes(x).decode("utf-8") for x in flat]
-    raise TypeError("unexpected numpy dtype %s" % flat.dtype)
 
 
 def dtype_name(a):
@@ -140,7 +109,7 @@ for job in jobs:
         result["jobs"][job["id"]] = {"error": "%s: %s" % (type(e).__name__, e)}
 with open(out, "w", encoding="utf-8") as f:
     json.dump(result, f)
-'
+')
 
 fmt_int64 <- function(x) bit64::as.integer64(x)
 
@@ -194,61 +163,9 @@ fmt_values <- function(type, n, seed = 1L) {
   })
 }
 
-# What zarr-python reads where R wrote NA: the default fill values.
-fmt_fill <- c(int8 = "-128", int16 = "-32768", int32 = "-2147483648", int64 = "-9223372036854775808",
-              uint8 = "255", uint16 = "65535", uint32 = "4294967295", uint64 = "18446744073709551615",
-              string = "\u2400")
-
-# R values as exact text; NA as what zarr-python reads there (`na`).
-fmt_encode_r <- function(x, type, na = fmt_fill[type]) {
-  dim(x) <- NULL
-  if (is.logical(x)) return(as.character(x))
-  if (is.complex(x)) {
-    x[is.na(x)] <- complex(real = NaN, imaginary = NaN)
-    return(paste(sprintf("%a", Re(x)), sprintf("%a", Im(x))))
-  }
-  if (is.character(x)) {
-    x[is.na(x)] <- na
-    return(enc2utf8(x))
-  }
-  if (is.double(x) && !inherits(x, "integer64")) {
-    x[is.na(x)] <- NaN
-    return(sprintf("%a", x))
-  }
-  out <- as.character(x)
-  out[is.na(x)] <- na
-  out
-}
-
-fmt_encode_python <- function(values, type) {
-  hex <- function(v) sprintf("%a", as.numeric(v))
-  if (startsWith(type, "complex")) {
-    return(paste(hex(vapply(values, function(v) v[[1L]], "")), hex(vapply(values, function(v) v[[2L]], ""))))
-  }
-  if (!length(values)) return(character(0))
-  if (type == "string") return(enc2utf8(vapply(values, function(v) v, "")))
-  v <- unlist(values)
-  if (startsWith(type, "float")) hex(v) else as.character(v)
-}
-
-# Python's C-order flattening put into R's column-major order.
-fmt_c_to_r <- function(v, shape) {
-  if (length(shape) <= 1L) return(v)
-  v[as.vector(aperm(array(seq_along(v), rev(shape)), rev(seq_along(shape))))]
-}
-
 # Run the script over `jobs`; the parsed result, keyed by job id.
 fmt_run_python <- function(jobs) {
-  py <- python_zarr()
-  dir <- withr::local_tempdir()
-  script <- file.path(dir, "read.py")
-  manifest <- file.path(dir, "jobs.json")
-  out <- file.path(dir, "out.json")
-  writeLines(fmt_script, script)
-  writeLines(enc2utf8(as.character(jsonlite::toJSON(unname(jobs), auto_unbox = TRUE))), manifest, useBytes = TRUE)
-  res <- run_python_command(py, c(script, manifest, out))
-  if (res$status != 0L || !file.exists(out)) stop("the zarr-python script failed:\n", res$output, call. = FALSE)
-  jsonlite::fromJSON(out, simplifyVector = FALSE)
+  run_python_script(fmt_script, jsonlite::toJSON(unname(jobs), auto_unbox = TRUE))
 }
 
 # A job for an array case.
@@ -259,7 +176,7 @@ fmt_job <- function(case) {
 
 # Write `x` into a new array `name` of the zarr object `z` defined by `def`
 # (a builder or metadata list); a case recording it, or the error.
-fmt_write <- function(z, name, def, x, type, store, expect = list(), slices = list(), na = fmt_fill[type],
+fmt_write <- function(z, name, def, x, type, store, expect = list(), slices = list(), na = python_fill[type],
                       write = function(arr) arr$write(x)) {
   error <- tryCatch({
     arr <- z$add_array("/", name, def)
@@ -317,8 +234,8 @@ fmt_expect_array <- function(got, case, label) {
   }
   if (!identical(shape, as.numeric(case$shape))) return(FALSE)
   compare <- function(values, x, shape, where) {
-    want <- fmt_encode_r(x, case$type, case$na)
-    have <- fmt_c_to_r(fmt_encode_python(values, case$type), shape)
+    want <- encode_r(x, case$type, case$na)
+    have <- c_order_to_r(encode_python(values, case$type), shape)
     if (identical(have, want)) {
       testthat::succeed()
       return(TRUE)
@@ -621,7 +538,7 @@ test_that("zarr-python reads v2 arrays made by as_zarr(zarr_format = 2), root an
 # -------------------------------------------------------------------- strings
 
 # String arrays of shape 7 x 9 in chunks of 3 x 4 with NA, "" and unicode.
-string_case <- function(z, store, name, def_fun, na = fmt_fill[["string"]], expect = list(), seed = 7L) {
+string_case <- function(z, store, name, def_fun, na = python_fill[["string"]], expect = list(), seed = 7L) {
   shape <- c(7, 9)
   x <- matrix(fmt_values("string", prod(shape), seed = seed), shape[1], shape[2])
   x[c(2, 10, 33, 60)] <- NA
@@ -869,7 +786,7 @@ test_that("the package reads fixed-width v2 arrays and sharded string arrays wri
                                      path = "", slices = list())))
   got <- result$jobs$sh
   expect_null(got$error)
-  expect_identical(fmt_c_to_r(fmt_encode_python(got$values, "string"), c(5, 7)), fmt_encode_r(sh, "string", na = ""))
+  expect_identical(c_order_to_r(encode_python(got$values, "string"), c(5, 7)), encode_r(sh, "string", na = ""))
 })
 
 # ------------------------------------------------------------ 64-bit extremes
@@ -1026,7 +943,7 @@ test_that("zarr-python opens a consolidated v3 hierarchy written by the package 
     arr <- z$add_array(parent, name, b)
     arr$write(x)
     arr$set_attribute("units", paste("u of", name))
-    arrays[[length(arrays) + 1L]] <<- list(path = path, data = x, type = type, shape = shape, na = fmt_fill[type],
+    arrays[[length(arrays) + 1L]] <<- list(path = path, data = x, type = type, shape = shape, na = python_fill[type],
                                            expect = list(zarr_format = 3))
   }
   add("/", "b", "float32", c(4, 5))
@@ -1071,7 +988,7 @@ test_that("zarr-python opens a consolidated v2 hierarchy (.zmetadata) written by
     arr <- z$add_array(parent, name, b)
     arr$write(x)
     arr$set_attribute("units", paste("u of", name))
-    arrays[[length(arrays) + 1L]] <<- list(path = path, data = x, type = type, shape = shape, na = fmt_fill[type],
+    arrays[[length(arrays) + 1L]] <<- list(path = path, data = x, type = type, shape = shape, na = python_fill[type],
                                            expect = list(zarr_format = 2,
                                                          order = if (portable || length(shape) < 2L) "C" else "F"))
   }

@@ -9,35 +9,9 @@ interop_types <- c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                    "float16", "float32", "float64", "complex64", "complex128")
 
 # The zarr-python script: argv[1] the store, argv[2] a JSON list of array
-# names, argv[3] the output. Values are flattened in C order; integers are
-# decimal strings and floats exact hex strings (float.hex), or "NaN",
-# "Infinity", "-Infinity"; complex numbers are [re, im].
-interop_script <- '
-import json, math, sys
-import numpy as np
-import zarr
-
-def enc_float(x):
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return x.hex()
-
-def encode(v):
-    flat = np.asarray(v).ravel(order="C")
-    kind = flat.dtype.kind
-    if kind == "b":
-        return [bool(x) for x in flat]
-    if kind in "iu":
-        return [str(int(x)) for x in flat]
-    if kind == "f":
-        return [enc_float(x) for x in flat]
-    if kind == "c":
-        return [[enc_float(x.real), enc_float(x.imag)] for x in flat]
-    raise TypeError("unexpected numpy dtype %s" % flat.dtype)
-
+# names, argv[3] the output. Values are encoded by `encode` of
+# python_script_head (helper-interop.R).
+interop_script <- paste0(python_script_head, '
 store, names, out = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
 result = {"zarr_version": zarr.__version__, "arrays": {}}
 for name in names:
@@ -52,7 +26,7 @@ for name in names:
         result["arrays"][name] = {"error": "%s: %s" % (type(e).__name__, e)}
 with open(out, "w") as f:
     json.dump(result, f)
-'
+')
 
 int64 <- function(x) bit64::as.integer64(x)
 
@@ -100,44 +74,6 @@ interop_values <- function(data_type, n) {
   })
 }
 
-# What zarr-python must read where R wrote NA: the default fill value.
-interop_fill <- c(int8 = "-128", int16 = "-32768", int32 = "-2147483648", int64 = "-9223372036854775808",
-                  uint8 = "255", uint16 = "65535", uint32 = "4294967295", uint64 = "18446744073709551615")
-
-# Values as exact text: decimal integers, hex floats (signed zeros and all);
-# NA as what zarr-python reads there.
-encode_r <- function(x, data_type) {
-  dim(x) <- NULL
-  if (is.logical(x)) return(as.character(x))
-  if (is.complex(x)) {
-    x[is.na(x)] <- complex(real = NaN, imaginary = NaN)
-    return(paste(sprintf("%a", Re(x)), sprintf("%a", Im(x))))
-  }
-  if (is.double(x) && !inherits(x, "integer64")) {
-    x[is.na(x)] <- NaN
-    return(sprintf("%a", x))
-  }
-  out <- as.character(x)
-  out[is.na(x)] <- interop_fill[[data_type]]
-  out
-}
-
-encode_python <- function(values, data_type) {
-  hex <- function(v) sprintf("%a", as.numeric(v))
-  if (startsWith(data_type, "complex")) {
-    return(paste(hex(vapply(values, function(v) v[[1L]], "")), hex(vapply(values, function(v) v[[2L]], ""))))
-  }
-  v <- unlist(values)
-  if (is.null(v)) return(character(0))
-  if (startsWith(data_type, "float")) hex(v) else as.character(v)
-}
-
-# Python's C-order flattening put into R's column-major order.
-c_order_to_r <- function(v, shape) {
-  if (length(shape) <= 1L) return(v)
-  v[as.vector(aperm(array(seq_along(v), rev(shape)), rev(seq_along(shape))))]
-}
-
 # Write one array per data type into a new store. `define(b)` edits the
 # builder of each and returns it or a metadata list. `na` is a function of
 # the dimensions giving the positions to set to NA, or NULL.
@@ -160,16 +96,7 @@ write_interop_arrays <- function(path, types, shape, chunk_shape = NULL, define 
 
 # Run the script over the arrays of a store; the parsed JSON result.
 read_with_python <- function(path, names) {
-  py <- python_zarr()
-  dir <- withr::local_tempdir()
-  script <- file.path(dir, "read.py")
-  manifest <- file.path(dir, "names.json")
-  out <- file.path(dir, "out.json")
-  writeLines(interop_script, script)
-  writeLines(jsonlite::toJSON(unname(names)), manifest)
-  res <- run_python_command(py, c(script, normalizePath(path), manifest, out))
-  if (res$status != 0L || !file.exists(out)) stop("the zarr-python script failed:\n", res$output, call. = FALSE)
-  jsonlite::fromJSON(out, simplifyVector = FALSE)
+  run_python_script(interop_script, jsonlite::toJSON(unname(names)), normalizePath(path))
 }
 
 # Expect that zarr-python read every array exactly; report how many did.

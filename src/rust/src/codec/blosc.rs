@@ -297,6 +297,7 @@ impl BytesToBytes for Blosc {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::unhex;
     use super::super::Warnings;
     use super::*;
     use blosc_src::{blosc_cbuffer_sizes, BLOSC_BITSHUFFLE, BLOSC_NOSHUFFLE, BLOSC_SHUFFLE};
@@ -336,13 +337,6 @@ mod tests {
     fn doubles() -> Vec<u8> {
         (0..10_000u32)
             .flat_map(|i| (f64::from(i) * 0.01).to_le_bytes())
-            .collect()
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
             .collect()
     }
 

@@ -328,23 +328,9 @@ impl BytesToBytes for Delta {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx, unhex};
     use super::super::Warnings;
     use super::*;
-
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
 
     fn delta(dtype: &str, astype: &str, array: DataType) -> Delta {
         let cfg = json!({"dtype": dtype, "astype": astype});

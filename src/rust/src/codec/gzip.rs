@@ -5,13 +5,14 @@
 //! back to back as gzip tools allow, and also zlib-wrapped deflate (RFC 1950)
 //! because some writers put that under the name `gzip`.
 
-use super::{BytesToBytes, CodecContext};
+use super::limited::{is_zlib, read_limited};
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::{json, Map, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gzip {
@@ -20,56 +21,15 @@ pub struct Gzip {
 
 impl Gzip {
     pub fn from_config(config: &Map<String, Value>) -> Result<Gzip> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'gzip': {why}")));
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer 0 to 9)".into())
-            }
-            Some(v) => match v.as_u64() {
-                Some(l) if l <= 9 => Ok(Gzip { level: l as u32 }),
-                _ => bad(format!("level must be an integer from 0 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "gzip", 0, 9)?;
+        Ok(Gzip {
+            level: level as u32,
+        })
     }
 }
 
 fn is_gzip(data: &[u8]) -> bool {
     data.starts_with(&[0x1f, 0x8b])
-}
-
-/// RFC 1950 header: method 8 (deflate), window <= 32 KiB, and the 16-bit
-/// header a multiple of 31. A gzip stream never passes this (0x1f8b % 31 != 0).
-fn is_zlib(data: &[u8]) -> bool {
-    match data {
-        [cmf, flg, ..] => {
-            cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
-        }
-        _ => false,
-    }
-}
-
-/// Read all of `reader`, but never more than `limit + 1` bytes when a limit
-/// is known, so a corrupt or hostile stream cannot inflate without bound.
-fn read_all(
-    reader: impl Read,
-    decoded_len: Option<usize>,
-    input_len: usize,
-) -> std::io::Result<Vec<u8>> {
-    match decoded_len {
-        Some(n) => {
-            let mut out = Vec::with_capacity(n);
-            reader.take(n as u64 + 1).read_to_end(&mut out)?;
-            Ok(out)
-        }
-        None => {
-            // Deflate rarely shrinks numeric data more than a few times; this
-            // only saves a few early reallocations.
-            let mut out = Vec::with_capacity(input_len.saturating_mul(4));
-            let mut reader = reader;
-            reader.read_to_end(&mut out)?;
-            Ok(out)
-        }
-    }
 }
 
 impl BytesToBytes for Gzip {
@@ -95,25 +55,26 @@ impl BytesToBytes for Gzip {
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let out = if is_gzip(&input) {
-            read_all(MultiGzDecoder::new(&input[..]), decoded_len, input.len())
+        if is_gzip(&input) {
+            read_limited(
+                "gzip",
+                MultiGzDecoder::new(&input[..]),
+                decoded_len,
+                input.len(),
+            )
         } else if is_zlib(&input) {
-            read_all(ZlibDecoder::new(&input[..]), decoded_len, input.len())
+            read_limited(
+                "gzip",
+                ZlibDecoder::new(&input[..]),
+                decoded_len,
+                input.len(),
+            )
         } else {
-            return Err(ZarrError::Codec(format!(
+            Err(ZarrError::Codec(format!(
                 "gzip: data is neither a gzip nor a zlib stream (starts with {:02x?})",
                 &input[..input.len().min(4)]
-            )));
-        };
-        let out = out.map_err(|e| ZarrError::Codec(format!("gzip: cannot decompress: {e}")))?;
-        if let Some(n) = decoded_len {
-            if out.len() > n {
-                return Err(ZarrError::Codec(format!(
-                    "gzip: data decompresses to more than the expected {n} bytes"
-                )));
-            }
+            )))
         }
-        Ok(out)
     }
 
     fn to_json(&self) -> Value {
@@ -123,33 +84,13 @@ impl BytesToBytes for Gzip {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx, stepped_doubles as doubles, unhex};
     use super::super::Warnings;
     use super::*;
     use flate2::write::ZlibEncoder;
 
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
-
     fn gzip(level: u64) -> Gzip {
         Gzip::from_config(json!({ "level": level }).as_object().unwrap()).unwrap()
-    }
-
-    fn doubles() -> Vec<u8> {
-        (0..10_000u32)
-            .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
-            .collect()
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
     }
 
     #[test]

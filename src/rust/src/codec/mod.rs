@@ -16,8 +16,11 @@ pub mod crc32c;
 pub mod delta;
 pub mod fixed_string;
 pub mod gzip;
+mod limited;
 pub mod numcodecs;
 pub mod sharding;
+#[cfg(test)]
+mod test_util;
 pub mod transpose;
 pub mod vlen;
 pub mod zlib;
@@ -60,6 +63,23 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<u8>>;
     /// The `{"name": ..., "configuration": ...}` entry of zarr.json.
     fn to_json(&self) -> Value;
+}
+
+/// The required integer `level` of a compressor's configuration, from `lo`
+/// to `hi`; errors name the codec as its metadata does.
+fn config_level(config: &Map<String, Value>, codec: &str, lo: i64, hi: i64) -> Result<i64> {
+    let bad = |why: String| Err(ZarrError::Metadata(format!("codec '{codec}': {why}")));
+    match config.get("level") {
+        None | Some(Value::Null) => bad(format!(
+            "configuration has no 'level' (an integer {lo} to {hi})"
+        )),
+        Some(v) => match v.as_i64() {
+            Some(l) if (lo..=hi).contains(&l) => Ok(l),
+            _ => bad(format!(
+                "level must be an integer from {lo} to {hi}, not {v}"
+            )),
+        },
+    }
 }
 
 /// The array -> bytes codec of a chain.
@@ -456,16 +476,9 @@ impl CodecChain {
 
 #[cfg(test)]
 mod tests {
+    use super::test_util::ctx;
     use super::*;
     use serde_json::json;
-
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
 
     #[test]
     fn every_compressor_round_trips_through_a_chain() {

@@ -9,10 +9,11 @@
 //! * `numcodecs.bz2`: numcodecs' `BZ2`, a bzip2 stream (Python's
 //!   `bz2.compress`). Configuration: `level`, an integer 1 to 9.
 
-use super::{BytesToBytes, CodecContext};
+use super::limited::read_limited;
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lz4 {
@@ -104,16 +105,10 @@ pub struct Bz2 {
 
 impl Bz2 {
     pub fn from_config(config: &Map<String, Value>) -> Result<Bz2> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'numcodecs.bz2': {why}")));
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer 1 to 9)".into())
-            }
-            Some(v) => match v.as_u64() {
-                Some(l) if (1..=9).contains(&l) => Ok(Bz2 { level: l as u32 }),
-                _ => bad(format!("level must be an integer from 1 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "numcodecs.bz2", 1, 9)?;
+        Ok(Bz2 {
+            level: level as u32,
+        })
     }
 }
 
@@ -146,26 +141,7 @@ impl BytesToBytes for Bz2 {
         }
         // Python's bz2.decompress reads streams back to back.
         let reader = bzip2::read::MultiBzDecoder::new(&input[..]);
-        let res = match decoded_len {
-            Some(n) => {
-                let mut out = Vec::with_capacity(n);
-                reader.take(n as u64 + 1).read_to_end(&mut out).map(|_| out)
-            }
-            None => {
-                let mut out = Vec::with_capacity(input.len().saturating_mul(4));
-                let mut reader = reader;
-                reader.read_to_end(&mut out).map(|_| out)
-            }
-        };
-        let out = res.map_err(|e| ZarrError::Codec(format!("bz2: cannot decompress: {e}")))?;
-        if let Some(n) = decoded_len {
-            if out.len() > n {
-                return Err(ZarrError::Codec(format!(
-                    "bz2: data decompresses to more than the expected {n} bytes"
-                )));
-            }
-        }
-        Ok(out)
+        read_limited("bz2", reader, decoded_len, input.len())
     }
 
     fn to_json(&self) -> Value {
@@ -175,29 +151,9 @@ impl BytesToBytes for Bz2 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx, stepped_doubles as doubles, unhex};
     use super::super::Warnings;
     use super::*;
-
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
-
-    fn doubles() -> Vec<u8> {
-        (0..10_000u32)
-            .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
-            .collect()
-    }
 
     fn cfg(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

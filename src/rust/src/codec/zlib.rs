@@ -5,13 +5,14 @@
 //! "configuration": {"level": L}}` (the name numcodecs gives it in Zarr v3).
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
-use super::{BytesToBytes, CodecContext};
+use super::limited::{is_zlib, read_limited};
+use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use serde_json::{json, Map, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zlib {
@@ -21,20 +22,10 @@ pub struct Zlib {
 
 impl Zlib {
     pub fn from_config(config: &Map<String, Value>) -> Result<Zlib> {
-        let bad = |why: String| {
-            Err(ZarrError::Metadata(format!(
-                "codec 'numcodecs.zlib': {why}"
-            )))
-        };
-        match config.get("level") {
-            None | Some(Value::Null) => {
-                bad("configuration has no 'level' (an integer -1 to 9)".into())
-            }
-            Some(v) => match v.as_i64() {
-                Some(l) if (-1..=9).contains(&l) => Ok(Zlib { level: l as i32 }),
-                _ => bad(format!("level must be an integer from -1 to 9, not {v}")),
-            },
-        }
+        let level = config_level(config, "numcodecs.zlib", -1, 9)?;
+        Ok(Zlib {
+            level: level as i32,
+        })
     }
 
     fn compression(&self) -> Compression {
@@ -43,17 +34,6 @@ impl Zlib {
         } else {
             Compression::new(self.level as u32)
         }
-    }
-}
-
-/// RFC 1950 header: method 8 (deflate), window <= 32 KiB, and the 16-bit
-/// header a multiple of 31.
-fn is_zlib(data: &[u8]) -> bool {
-    match data {
-        [cmf, flg, ..] => {
-            cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0
-        }
-        _ => false,
     }
 }
 
@@ -82,28 +62,12 @@ impl BytesToBytes for Zlib {
                 &input[..input.len().min(4)]
             )));
         }
-        let reader = ZlibDecoder::new(&input[..]);
-        let res = match decoded_len {
-            // Never inflate past one byte more than expected.
-            Some(n) => {
-                let mut out = Vec::with_capacity(n);
-                reader.take(n as u64 + 1).read_to_end(&mut out).map(|_| out)
-            }
-            None => {
-                let mut out = Vec::with_capacity(input.len().saturating_mul(4));
-                let mut reader = reader;
-                reader.read_to_end(&mut out).map(|_| out)
-            }
-        };
-        let out = res.map_err(|e| ZarrError::Codec(format!("zlib: cannot decompress: {e}")))?;
-        if let Some(n) = decoded_len {
-            if out.len() > n {
-                return Err(ZarrError::Codec(format!(
-                    "zlib: data decompresses to more than the expected {n} bytes"
-                )));
-            }
-        }
-        Ok(out)
+        read_limited(
+            "zlib",
+            ZlibDecoder::new(&input[..]),
+            decoded_len,
+            input.len(),
+        )
     }
 
     fn to_json(&self) -> Value {
@@ -113,32 +77,12 @@ impl BytesToBytes for Zlib {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx, stepped_doubles as doubles, unhex};
     use super::super::Warnings;
     use super::*;
 
-    fn ctx(w: &Warnings) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: false,
-            warnings: w,
-            what: "test chunk",
-        }
-    }
-
     fn zlib(level: i64) -> Zlib {
         Zlib::from_config(json!({ "level": level }).as_object().unwrap()).unwrap()
-    }
-
-    fn doubles() -> Vec<u8> {
-        (0..10_000u32)
-            .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
-            .collect()
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
     }
 
     #[test]

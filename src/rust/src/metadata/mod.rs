@@ -8,8 +8,29 @@ use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
 use serde_json::{json, Map, Value};
 
+#[cfg(test)]
+mod test_util;
 pub mod v2;
 pub mod v3;
+
+/// The error of a document that breaks its spec.
+fn malformed(msg: impl Into<String>) -> ZarrError {
+    ZarrError::Metadata(msg.into())
+}
+
+/// A list of non-negative integers (a shape); `what` names it in errors.
+fn u64_list(v: &Value, what: &str) -> Result<Vec<u64>> {
+    let want = || {
+        malformed(format!(
+            "{what} must be an array of non-negative integers, got {v}"
+        ))
+    };
+    v.as_array()
+        .ok_or_else(want)?
+        .iter()
+        .map(|x| x.as_u64().ok_or_else(want))
+        .collect()
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChunkKeyEncoding {

@@ -44,26 +44,9 @@ const ARRAY_MEMBERS: [&str; 9] = [
     "dimension_separator",
 ];
 
-fn malformed(msg: impl Into<String>) -> ZarrError {
-    ZarrError::Metadata(msg.into())
-}
-
 fn require<'a>(obj: &'a Map<String, Value>, member: &str, doc: &str) -> Result<&'a Value> {
     obj.get(member)
         .ok_or_else(|| malformed(format!("{doc}: missing required member '{member}'")))
-}
-
-fn u64_list(v: &Value, member: &str) -> Result<Vec<u64>> {
-    let want = || {
-        malformed(format!(
-            ".zarray: {member} must be an array of non-negative integers, got {v}"
-        ))
-    };
-    v.as_array()
-        .ok_or_else(want)?
-        .iter()
-        .map(|x| x.as_u64().ok_or_else(want))
-        .collect()
 }
 
 fn json_object(bytes: &[u8], doc: &str) -> Result<Map<String, Value>> {
@@ -467,8 +450,8 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
         .as_object()
         .ok_or_else(|| malformed(".zarray must hold a JSON object"))?;
     check_zarr_format(obj, ".zarray")?;
-    let shape = u64_list(require(obj, "shape", ".zarray")?, "shape")?;
-    let chunk_shape = u64_list(require(obj, "chunks", ".zarray")?, "chunks")?;
+    let shape = u64_list(require(obj, "shape", ".zarray")?, ".zarray: shape")?;
+    let chunk_shape = u64_list(require(obj, "chunks", ".zarray")?, ".zarray: chunks")?;
     if chunk_shape.len() != shape.len() {
         return Err(malformed(format!(
             ".zarray: chunks {chunk_shape:?} has {} dimensions but shape {shape:?} has {}",
@@ -741,15 +724,10 @@ pub fn parse_consolidated(zmetadata: &[u8]) -> Result<Map<String, Value>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{error_naming, files_named, with, without, FIXTURES};
     use super::*;
     use crate::codec::{CodecContext, Warnings};
-    use std::path::{Path, PathBuf};
-
-    // ../shared beside the repository, as for the R tests.
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/zarr-python"
-    );
+    use std::path::Path;
 
     fn zarray() -> Value {
         json!({"shape": [10, 7], "chunks": [3, 7], "dtype": "<i4", "fill_value": -1,
@@ -757,28 +735,12 @@ mod tests {
                "compressor": {"id": "zlib", "level": 1}, "zarr_format": 2})
     }
 
-    fn with(mut doc: Value, member: &str, v: Value) -> Value {
-        doc[member] = v;
-        doc
-    }
-
-    fn without(mut doc: Value, member: &str) -> Value {
-        doc.as_object_mut().unwrap().remove(member);
-        doc
-    }
-
     fn p(doc: &Value) -> Result<ArrayMetadata> {
         parse_array(doc.to_string().as_bytes(), None)
     }
 
     fn fails(doc: &Value, what: &str) -> &'static str {
-        let e = p(doc).expect_err(&format!("should fail: {doc}"));
-        assert!(
-            e.message().contains(what),
-            "'{}' does not name '{what}'",
-            e.message()
-        );
-        e.kind()
+        error_naming(p(doc), doc, what)
     }
 
     fn round_trips(a: &ArrayMetadata) -> Value {
@@ -1647,21 +1609,6 @@ mod tests {
     }
 
     // ------------------------------------------------------------ fixtures
-
-    fn files_named(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                files_named(&path, name, out);
-            } else if path.file_name().is_some_and(|n| n == name) {
-                out.push(path);
-            }
-        }
-    }
 
     fn read_opt(path: &Path) -> Option<Vec<u8>> {
         std::fs::read(path).ok()

@@ -18,10 +18,6 @@ const ARRAY_MEMBERS: [&str; 8] = [
     "storage_transformers",
 ];
 
-fn malformed(msg: impl Into<String>) -> ZarrError {
-    ZarrError::Metadata(msg.into())
-}
-
 fn require<'a>(obj: &'a Map<String, Value>, member: &str) -> Result<&'a Value> {
     obj.get(member)
         .ok_or_else(|| malformed(format!("missing required member '{member}'")))
@@ -56,19 +52,6 @@ fn extension<'a>(v: &'a Value, member: &str) -> Result<(&'a str, Option<&'a Map<
             "{member} must be an object or a name string"
         ))),
     }
-}
-
-fn u64_list(v: &Value, member: &str) -> Result<Vec<u64>> {
-    let want = || {
-        malformed(format!(
-            "{member} must be an array of non-negative integers, got {v}"
-        ))
-    };
-    v.as_array()
-        .ok_or_else(want)?
-        .iter()
-        .map(|x| x.as_u64().ok_or_else(want))
-        .collect()
 }
 
 fn attributes(obj: &Map<String, Value>) -> Result<Map<String, Value>> {
@@ -334,14 +317,9 @@ pub fn to_json(node: &NodeMetadata) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{error_naming, files_named, with, without, FIXTURES};
     use super::*;
-    use std::path::{Path, PathBuf};
-
-    // ../shared beside the repository, as for the R tests.
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/zarr-python/v3"
-    );
+    use std::path::Path;
 
     fn array_doc() -> Value {
         json!({
@@ -351,16 +329,6 @@ mod tests {
             "fill_value": -1, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
             "attributes": {"a": 1}
         })
-    }
-
-    fn with(mut doc: Value, member: &str, v: Value) -> Value {
-        doc[member] = v;
-        doc
-    }
-
-    fn without(mut doc: Value, member: &str) -> Value {
-        doc.as_object_mut().unwrap().remove(member);
-        doc
     }
 
     fn p(doc: &Value) -> Result<NodeMetadata> {
@@ -376,13 +344,7 @@ mod tests {
 
     /// The error's kind, checking its message names `what`.
     fn fails(doc: &Value, what: &str) -> &'static str {
-        let e = p(doc).expect_err(&format!("should fail: {doc}"));
-        assert!(
-            e.message().contains(what),
-            "'{}' does not name '{what}'",
-            e.message()
-        );
-        e.kind()
+        error_naming(p(doc), doc, what)
     }
 
     fn round_trips(node: &NodeMetadata) {
@@ -741,21 +703,6 @@ mod tests {
         assert!(e.message().contains("UTF-8"), "{}", e.message());
     }
 
-    fn zarr_jsons(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                zarr_jsons(&path, out);
-            } else if path.file_name().is_some_and(|n| n == "zarr.json") {
-                out.push(path);
-            }
-        }
-    }
-
     /// Parse one document written by zarr-python; `false` if it is an array
     /// of the "string" data type, which is refused as unsupported for now.
     fn check_fixture(bytes: &[u8], what: &str) -> bool {
@@ -783,13 +730,16 @@ mod tests {
 
     #[test]
     fn metadata_zarr_python_fixtures_parse_and_round_trip() {
-        let root = Path::new(FIXTURES);
+        let root = Path::new(FIXTURES).join("v3");
         if !root.is_dir() {
-            println!("note: {FIXTURES} is absent; skipping the zarr-python fixture round trip");
+            println!(
+                "note: {} is absent; skipping the zarr-python fixture round trip",
+                root.display()
+            );
             return;
         }
         let mut files = Vec::new();
-        zarr_jsons(root, &mut files);
+        files_named(&root, "zarr.json", &mut files);
         let (mut parsed, mut embedded) = (0, 0);
         for f in &files {
             let bytes = std::fs::read(f).unwrap();

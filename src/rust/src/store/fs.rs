@@ -116,10 +116,7 @@ impl FsStore {
 
     fn check_writable(&self, what: &str, key: &str) -> Result<()> {
         if self.read_only {
-            return Err(ZarrError::ReadOnly(format!(
-                "cannot {what} '{key}': {} is read-only",
-                self.describe()
-            )));
+            return Err(read_only_error(self, what, key));
         }
         Ok(())
     }
@@ -292,26 +289,14 @@ fn root_path(root: &str) -> Result<PathBuf> {
     if root.contains('\0') {
         return bad("NUL characters are not allowed");
     }
-    let Some(rest) = root
-        .get(..5)
-        .filter(|s| s.eq_ignore_ascii_case("file:"))
-        .map(|_| &root[5..])
-    else {
-        return Ok(PathBuf::from(root));
-    };
-    let path = if let Some(authority_path) = rest.strip_prefix("//") {
-        let (host, path) = match authority_path.find('/') {
-            Some(i) => authority_path.split_at(i),
-            None => (authority_path, ""),
-        };
-        if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+    let path = match file_url_parts(root) {
+        None => return Ok(PathBuf::from(root)),
+        Some(Ok(path)) => path,
+        Some(Err(host)) => {
             return Err(ZarrError::Unsupported(format!(
                 "file URI '{root}' names the remote host '{host}'; only local files are supported"
-            )));
+            )))
         }
-        path
-    } else {
-        rest
     };
     if !path.starts_with('/') {
         return bad("a file URI needs an absolute path");
@@ -323,17 +308,42 @@ fn root_path(root: &str) -> Result<PathBuf> {
     if decoded.contains('\0') {
         return bad("NUL characters are not allowed");
     }
+    Ok(local_path(decoded))
+}
+
+/// The still percent-encoded path of a `file:` URL (RFC 8089), with or
+/// without an authority; None when `s` is not a file URL, Err(host) when
+/// it names a host other than this one.
+pub(crate) fn file_url_parts(s: &str) -> Option<std::result::Result<&str, &str>> {
+    let rest = s
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("file:"))
+        .map(|_| &s[5..])?;
+    let Some(authority_path) = rest.strip_prefix("//") else {
+        return Some(Ok(rest));
+    };
+    let (host, path) = match authority_path.find('/') {
+        Some(i) => authority_path.split_at(i),
+        None => (authority_path, ""),
+    };
+    if host.is_empty() || host.eq_ignore_ascii_case("localhost") {
+        Some(Ok(path))
+    } else {
+        Some(Err(host))
+    }
+}
+
+/// The local path of a decoded file URL path.
+pub(crate) fn local_path(decoded: String) -> PathBuf {
     // "file:///C:/data" is the drive path "C:/data" on Windows.
     #[cfg(windows)]
-    let decoded = {
+    {
         let b = decoded.as_bytes();
         if b.len() >= 3 && b[1].is_ascii_alphabetic() && b[2] == b':' {
-            decoded[1..].to_string()
-        } else {
-            decoded
+            return PathBuf::from(&decoded[1..]);
         }
-    };
-    Ok(PathBuf::from(decoded))
+    }
+    PathBuf::from(decoded)
 }
 
 /// Decode %XX escapes; None for a malformed escape or a result that is
@@ -520,13 +530,7 @@ impl Store for FsStore {
     }
 
     fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
-        // "a" lists the folder "a", as "a/" does.
-        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-            prefix.to_string()
-        } else {
-            format!("{prefix}/")
-        };
+        let prefix = dir_prefix(prefix)?;
         let (dir, _) = self.prefix_path(&prefix)?;
         let mut listing = DirListing::default();
         for (name, kind) in self.read_dir(&dir, &prefix)? {

@@ -12,7 +12,6 @@
 
 use super::*;
 use std::io::ErrorKind;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use ureq::http::{Response, StatusCode};
 use ureq::{Agent, Body};
@@ -418,13 +417,6 @@ impl HttpStore {
         }
     }
 
-    fn read_only_error(&self, what: &str, key: &str) -> ZarrError {
-        ZarrError::ReadOnly(format!(
-            "cannot {what} '{key}': {} is read-only",
-            self.describe()
-        ))
-    }
-
     fn no_listing(&self) -> ZarrError {
         ZarrError::Unsupported("listing is not supported by HTTP stores".into())
     }
@@ -555,17 +547,17 @@ impl Store for HttpStore {
 
     fn set(&self, key: &str, _value: &[u8]) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("write", key))
+        Err(read_only_error(self, "write", key))
     }
 
     fn erase(&self, key: &str) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("erase", key))
+        Err(read_only_error(self, "erase", key))
     }
 
     fn erase_prefix(&self, prefix: &str) -> Result<()> {
         validate_prefix(prefix)?;
-        Err(self.read_only_error("erase prefix", prefix))
+        Err(read_only_error(self, "erase prefix", prefix))
     }
 
     fn list(&self) -> Result<Vec<String>> {
@@ -622,43 +614,10 @@ impl Store for HttpStore {
     /// results are in the order of `requests`.
     fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
         let n = requests.len();
-        let workers = n.min(self.options.max_concurrency);
-        if workers <= 1 {
-            return requests.iter().map(|(k, r)| self.get(k, *r)).collect();
-        }
-        let next = AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((key, range)) = requests.get(i) else {
-                    break;
-                };
-                done.push((i, self.get(key, *range)));
-            }
-            done
-        };
-        let mut results: Vec<Option<Result<Option<Vec<u8>>>>> = (0..n).map(|_| None).collect();
-        std::thread::scope(|s| {
-            // A thread that cannot be started leaves its share to the others.
-            let handles: Vec<_> = (1..workers)
-                .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-                .collect();
-            let mut all = work();
-            for h in handles {
-                match h.join() {
-                    Ok(done) => all.extend(done),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            for (i, r) in all {
-                results[i] = Some(r);
-            }
-        });
-        results
-            .into_iter()
-            .map(|r| r.expect("every request of a batch is run"))
-            .collect()
+        fetch_concurrently(n, n.min(self.options.max_concurrency), |i| {
+            let (key, range) = &requests[i];
+            self.get(key, *range)
+        })
     }
 
     fn prefers_batches(&self) -> bool {
@@ -668,209 +627,16 @@ impl Store for HttpStore {
 
 #[cfg(test)]
 mod tests {
-    //! Against a small HTTP/1.1 server on 127.0.0.1 written here, which can
-    //! ignore Range headers, refuse HEAD, answer with HTML or hang.
+    //! Against the test server of `store::test_server`, which can ignore
+    //! Range headers, refuse HEAD, answer with HTML or hang.
     use super::*;
-    use std::collections::HashMap;
-    use std::io::{BufRead, BufReader, Write};
-    use std::net::{TcpListener, TcpStream};
-    use std::sync::{Arc, Mutex};
+    use crate::store::test_server::{self, Mode, Server};
+    use crate::store::tests::check_range_reads;
+    use std::net::TcpListener;
     use std::time::Instant;
 
-    #[derive(Default, Clone, Copy)]
-    struct Mode {
-        ignore_range: bool,
-        no_head: bool,
-        html: bool,
-        hang: bool,
-        no_content_length_on_head: bool,
-        delay_ms: u64,
-    }
-
-    #[derive(Default)]
-    struct Stats {
-        requests: usize,
-        in_flight: usize,
-        max_in_flight: usize,
-        connections: usize,
-        paths: Vec<String>,
-        ranges: Vec<Option<String>>,
-    }
-
-    struct Server {
-        url: String,
-        stats: Arc<Mutex<Stats>>,
-    }
-
     fn serve(files: &[(&str, Vec<u8>)], mode: Mode) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/data", listener.local_addr().unwrap());
-        let files: Arc<HashMap<String, Vec<u8>>> = Arc::new(
-            files
-                .iter()
-                .map(|(k, v)| (format!("/data/{k}"), v.clone()))
-                .collect(),
-        );
-        let stats = Arc::new(Mutex::new(Stats::default()));
-        let st = Arc::clone(&stats);
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(conn) = conn else { continue };
-                st.lock().unwrap().connections += 1;
-                let (files, st) = (Arc::clone(&files), Arc::clone(&st));
-                std::thread::spawn(move || {
-                    let _ = handle(conn, &files, mode, &st);
-                });
-            }
-        });
-        Server { url, stats }
-    }
-
-    fn handle(
-        conn: TcpStream,
-        files: &HashMap<String, Vec<u8>>,
-        mode: Mode,
-        stats: &Mutex<Stats>,
-    ) -> std::io::Result<()> {
-        let mut reader = BufReader::new(conn.try_clone()?);
-        let mut conn = conn;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line)? == 0 {
-                return Ok(());
-            }
-            let mut range = None;
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h)?;
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = h.split_once(':') {
-                    if name.eq_ignore_ascii_case("range") {
-                        range = Some(value.trim().to_string());
-                    }
-                }
-            }
-            let mut parts = line.split_whitespace();
-            let method = parts.next().unwrap_or("").to_string();
-            let path = parts.next().unwrap_or("").to_string();
-            {
-                let mut s = stats.lock().unwrap();
-                s.requests += 1;
-                s.in_flight += 1;
-                s.max_in_flight = s.max_in_flight.max(s.in_flight);
-                s.paths.push(path.clone());
-                s.ranges.push(range.clone());
-            }
-            if mode.hang {
-                std::thread::sleep(Duration::from_secs(5));
-                return Ok(());
-            }
-            if mode.delay_ms > 0 {
-                std::thread::sleep(Duration::from_millis(mode.delay_ms));
-            }
-            let head = method == "HEAD";
-            let (status, headers, body) = respond(files, mode, &path, head, range.as_deref());
-            stats.lock().unwrap().in_flight -= 1;
-            let mut out = format!("HTTP/1.1 {status}\r\n");
-            let mut has_length = false;
-            for (k, v) in &headers {
-                has_length |= k == "Content-Length";
-                out.push_str(&format!("{k}: {v}\r\n"));
-            }
-            if !(has_length || head && mode.no_content_length_on_head) {
-                out.push_str(&format!("Content-Length: {}\r\n", body.len()));
-            }
-            out.push_str("\r\n");
-            conn.write_all(out.as_bytes())?;
-            if !head {
-                conn.write_all(&body)?;
-            }
-            conn.flush()?;
-        }
-    }
-
-    fn url_decode(s: &str) -> String {
-        let b = s.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'%' && i + 2 < b.len() {
-                out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-                i += 3;
-            } else {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-        String::from_utf8(out).unwrap()
-    }
-
-    type Reply = (&'static str, Vec<(String, String)>, Vec<u8>);
-
-    fn respond(
-        files: &HashMap<String, Vec<u8>>,
-        mode: Mode,
-        path: &str,
-        head: bool,
-        range: Option<&str>,
-    ) -> Reply {
-        if head && mode.no_head {
-            return ("405 Method Not Allowed", vec![], vec![]);
-        }
-        if path.starts_with("/data/forbidden/") {
-            return ("403 Forbidden", vec![], b"no".to_vec());
-        }
-        if path.starts_with("/data/broken/") {
-            return ("500 Internal Server Error", vec![], b"oops".to_vec());
-        }
-        if mode.html {
-            let page = b"<!DOCTYPE html><html><body>hi</body></html>".to_vec();
-            let h = vec![("Content-Type".to_string(), "text/html".to_string())];
-            return ("200 OK", h, page);
-        }
-        let path = path.split('?').next().unwrap_or("");
-        let path = url_decode(path);
-        let Some(data) = files.get(&path) else {
-            return ("404 Not Found", vec![], b"not found".to_vec());
-        };
-        let len = data.len() as u64;
-        let whole = |data: &Vec<u8>| {
-            let h = vec![("Content-Length".to_string(), len.to_string())];
-            ("200 OK", h, data.clone())
-        };
-        let Some(spec) = range.filter(|_| !mode.ignore_range && !head) else {
-            return whole(data);
-        };
-        let spec = spec.strip_prefix("bytes=").unwrap();
-        let (a, b) = spec.split_once('-').unwrap();
-        let (start, end) = if a.is_empty() {
-            let n: u64 = b.parse().unwrap();
-            (len.saturating_sub(n), len)
-        } else {
-            let a: u64 = a.parse().unwrap();
-            let e = if b.is_empty() {
-                len
-            } else {
-                (b.parse::<u64>().unwrap() + 1).min(len)
-            };
-            (a, e)
-        };
-        if start >= end {
-            let h = vec![("Content-Range".to_string(), format!("bytes */{len}"))];
-            return ("416 Range Not Satisfiable", h, vec![]);
-        }
-        let h = vec![(
-            "Content-Range".to_string(),
-            format!("bytes {start}-{}/{len}", end - 1),
-        )];
-        (
-            "206 Partial Content",
-            h,
-            data[start as usize..end as usize].to_vec(),
-        )
+        test_server::serve("/data", files, mode)
     }
 
     fn value() -> Vec<u8> {
@@ -904,105 +670,6 @@ mod tests {
         }
     }
 
-    fn check_ranges(store: &HttpStore) {
-        let value = value();
-        let ok = |range: ByteRange, want: &[u8]| {
-            let got = store
-                .get("r", range)
-                .unwrap_or_else(|e| panic!("{range:?}: {e}"));
-            assert_eq!(got.as_deref(), Some(want), "{range:?}");
-        };
-        ok(ByteRange::All, &value);
-        ok(
-            ByteRange::Range {
-                offset: 10,
-                length: 5,
-            },
-            &value[10..15],
-        );
-        ok(
-            ByteRange::Range {
-                offset: 0,
-                length: 100,
-            },
-            &value,
-        );
-        ok(
-            ByteRange::Range {
-                offset: 0,
-                length: 0,
-            },
-            &[],
-        );
-        ok(
-            ByteRange::Range {
-                offset: 95,
-                length: 5,
-            },
-            &value[95..],
-        );
-        ok(
-            ByteRange::Range {
-                offset: 100,
-                length: 0,
-            },
-            &[],
-        );
-        ok(ByteRange::From(0), &value);
-        ok(ByteRange::From(42), &value[42..]);
-        ok(ByteRange::From(100), &[]);
-        ok(ByteRange::Suffix(0), &[]);
-        ok(ByteRange::Suffix(10), &value[90..]);
-        ok(ByteRange::Suffix(100), &value);
-        for range in [
-            ByteRange::Range {
-                offset: 96,
-                length: 5,
-            },
-            ByteRange::Range {
-                offset: 101,
-                length: 0,
-            },
-            ByteRange::Range {
-                offset: u64::MAX,
-                length: 2,
-            },
-            ByteRange::Range {
-                offset: 1,
-                length: u64::MAX,
-            },
-            ByteRange::From(101),
-            ByteRange::Suffix(101),
-        ] {
-            let want = resolve_range("r", 100, range).unwrap_err();
-            let got = store.get("r", range).unwrap_err();
-            assert_eq!(got, want, "{range:?}");
-        }
-        assert_eq!(store.get("e", ByteRange::Suffix(0)).unwrap(), Some(vec![]));
-        assert_eq!(store.get("e", ByteRange::From(0)).unwrap(), Some(vec![]));
-        assert!(store.get("e", ByteRange::Suffix(1)).is_err());
-        assert!(store
-            .get(
-                "e",
-                ByteRange::Range {
-                    offset: 0,
-                    length: 1
-                }
-            )
-            .is_err());
-        for range in [
-            ByteRange::All,
-            ByteRange::From(1),
-            ByteRange::Suffix(1),
-            ByteRange::Range {
-                offset: 0,
-                length: 0,
-            },
-        ] {
-            assert_eq!(store.get("missing", range).unwrap(), None, "{range:?}");
-        }
-    }
-
     #[test]
     fn http_get_whole_values_and_missing_keys() {
         let server = serve(&files(), Mode::default());
@@ -1025,7 +692,7 @@ mod tests {
     fn http_byte_ranges_use_range_requests() {
         let server = serve(&files(), Mode::default());
         let store = store_for(&server);
-        check_ranges(&store);
+        check_range_reads(&store);
         let s = server.stats.lock().unwrap();
         assert!(s.ranges.iter().any(|r| r.as_deref() == Some("bytes=10-14")));
         assert!(s.ranges.iter().any(|r| r.as_deref() == Some("bytes=42-")));
@@ -1039,7 +706,7 @@ mod tests {
             ..Mode::default()
         };
         let server = serve(&files(), mode);
-        check_ranges(&store_for(&server));
+        check_range_reads(&store_for(&server));
     }
 
     #[test]

@@ -123,13 +123,7 @@ impl Store for MemoryStore {
     }
 
     fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
-        // "a" lists the folder "a", as "a/" does (and as FsStore does).
-        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-            prefix.to_string()
-        } else {
-            format!("{prefix}/")
-        };
+        let prefix = dir_prefix(prefix)?;
         let map = self.read();
         let mut listing = DirListing::default();
         for key in Self::keys_from(&map, &prefix) {

@@ -3,6 +3,7 @@
 //! chunks from its thread pool.
 
 use crate::error::{Result, ZarrError};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod fs;
 pub mod http;
@@ -162,5 +163,73 @@ pub fn resolve_range(key: &str, len: u64, range: ByteRange) -> Result<(u64, u64)
     }
 }
 
+/// The error of a write, erase or erase prefix (`what`) refused by a
+/// read-only store.
+pub(crate) fn read_only_error(store: &dyn Store, what: &str, key: &str) -> ZarrError {
+    ZarrError::ReadOnly(format!(
+        "cannot {what} '{key}': {} is read-only",
+        store.describe()
+    ))
+}
+
+/// The folder `list_dir(prefix)` lists, ending in "/" unless it is the
+/// root: every store lists "a" as the folder "a", as it does "a/".
+pub(crate) fn dir_prefix(prefix: &str) -> Result<String> {
+    validate_prefix(prefix)?;
+    Ok(if prefix.is_empty() || prefix.ends_with('/') {
+        prefix.to_string()
+    } else {
+        format!("{prefix}/")
+    })
+}
+
+/// `fetch(0)` to `fetch(n - 1)` on up to `workers` scoped threads (the
+/// calling thread is one of them), results in order. Threads take the next
+/// index as they finish, so a slow request holds up only its own thread.
+pub(crate) fn fetch_concurrently<T: Send>(
+    n: usize,
+    workers: usize,
+    fetch: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    if workers <= 1 {
+        return (0..n).map(fetch).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                break;
+            }
+            done.push((i, fetch(i)));
+        }
+        done
+    };
+    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    std::thread::scope(|s| {
+        // A thread that cannot be started leaves its share to the others.
+        let handles: Vec<_> = (1..workers)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
+        let mut all = work();
+        for h in handles {
+            match h.join() {
+                Ok(done) => all.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        for (i, r) in all {
+            results[i] = Some(r);
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every request of a batch is run"))
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod test_server;
 #[cfg(test)]
 pub mod tests;

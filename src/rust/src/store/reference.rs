@@ -13,13 +13,13 @@
 //!   per array folder `refs.N.parq` files hold the chunk references; those
 //!   files are read only when a chunk in them is asked for, and cached.
 
-use super::fs::percent_decode;
+use super::fs::{file_url_parts, local_path, percent_decode};
 use super::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod json;
@@ -183,17 +183,15 @@ fn plain_file_url(s: &str) -> Option<Result<PathBuf>> {
 /// The local path of a `file://` URL (RFC 8089): an empty host or
 /// "localhost", a percent-encoded absolute path.
 fn file_url_path(url: &str) -> Result<PathBuf> {
-    let rest = &url[url.find("://").map_or(0, |i| i + 3)..];
-    let (host, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
-        return Err(ZarrError::Unsupported(format!(
+    match file_url_parts(url) {
+        Some(Ok(path)) => decode_file_path(url, path),
+        Some(Err(host)) => Err(ZarrError::Unsupported(format!(
             "file URL '{url}' names the remote host '{host}'; only local files are supported"
-        )));
+        ))),
+        // Not reached: callers have seen the "file" scheme. An empty path
+        // gives the invalid-URL error.
+        None => decode_file_path(url, ""),
     }
-    decode_file_path(url, path)
 }
 
 fn decode_file_path(url: &str, path: &str) -> Result<PathBuf> {
@@ -205,17 +203,7 @@ fn decode_file_path(url: &str, path: &str) -> Result<PathBuf> {
                 "invalid file URL '{url}': it needs an absolute, well percent-encoded path"
             ))
         })?;
-    // "file:///C:/data" is the drive path "C:/data" on Windows.
-    #[cfg(windows)]
-    let decoded = {
-        let b = decoded.as_bytes();
-        if b.len() >= 3 && b[1].is_ascii_alphabetic() && b[2] == b':' {
-            decoded[1..].to_string()
-        } else {
-            decoded
-        }
-    };
-    Ok(PathBuf::from(decoded))
+    Ok(local_path(decoded))
 }
 
 /// Remove "." and ".." segments from the path of a URL ("http://h/a/../b").
@@ -529,13 +517,6 @@ impl RefStore {
         }
     }
 
-    fn read_only_error(&self, what: &str, key: &str) -> ZarrError {
-        ZarrError::ReadOnly(format!(
-            "cannot {what} '{key}': {} is read-only",
-            self.describe()
-        ))
-    }
-
     /// Chunk keys of Parquet sets that start with `prefix` (which may
     /// name a folder inside an array, for "/"-separated chunk keys).
     fn lazy_keys(&self, prefix: &str, direct_only: bool) -> Result<Vec<String>> {
@@ -738,17 +719,17 @@ impl Store for RefStore {
 
     fn set(&self, key: &str, _value: &[u8]) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("write", key))
+        Err(read_only_error(self, "write", key))
     }
 
     fn erase(&self, key: &str) -> Result<()> {
         validate_key(key)?;
-        Err(self.read_only_error("erase", key))
+        Err(read_only_error(self, "erase", key))
     }
 
     fn erase_prefix(&self, prefix: &str) -> Result<()> {
         validate_prefix(prefix)?;
-        Err(self.read_only_error("erase prefix", prefix))
+        Err(read_only_error(self, "erase prefix", prefix))
     }
 
     fn list(&self) -> Result<Vec<String>> {
@@ -776,12 +757,7 @@ impl Store for RefStore {
     }
 
     fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
-        let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-            prefix.to_string()
-        } else {
-            format!("{prefix}/")
-        };
+        let prefix = dir_prefix(prefix)?;
         let mut keys = BTreeSet::new();
         let mut prefixes = BTreeSet::new();
         // Walk the sorted keys, jumping over each sub-prefix's keys: those
@@ -907,44 +883,7 @@ impl Store for RefStore {
             }
         };
         let remote = resolved.iter().filter(|r| Self::is_http(r)).count();
-        let workers = remote.min(MAX_CONCURRENCY);
-        if workers <= 1 {
-            return (0..requests.len()).map(fetch).collect();
-        }
-        let n = requests.len();
-        let next = AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                done.push((i, fetch(i)));
-            }
-            done
-        };
-        let mut results: Vec<Option<Result<Option<Vec<u8>>>>> = (0..n).map(|_| None).collect();
-        std::thread::scope(|s| {
-            // A thread that cannot be started leaves its share to the others.
-            let handles: Vec<_> = (1..workers)
-                .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-                .collect();
-            let mut all = work();
-            for h in handles {
-                match h.join() {
-                    Ok(done) => all.extend(done),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            for (i, r) in all {
-                results[i] = Some(r);
-            }
-        });
-        results
-            .into_iter()
-            .map(|r| r.expect("every request of a batch is run"))
-            .collect()
+        fetch_concurrently(requests.len(), remote.min(MAX_CONCURRENCY), fetch)
     }
 
     /// True when a target is an http(s) URL. For Parquet sets, the first

@@ -3,9 +3,9 @@
 //! Parquet layout (written here with the parquet crate's writer).
 
 use super::*;
+use crate::store::test_server::{self, Mode, Server};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::sync::atomic::AtomicU64;
 
 /// A fresh folder under the system temp folder, removed on drop.
@@ -625,139 +625,23 @@ fn reference_open_reads_json_files_compressed_or_not() {
 
 // --- http targets ------------------------------------------------------
 
-/// The path and Range header of each request.
-type Log = Arc<Mutex<Vec<(String, Option<String>)>>>;
-
-struct Server {
-    url: String,
-    requests: Log,
-    max_in_flight: Arc<AtomicUsize>,
-}
-
-/// A small HTTP/1.1 server on 127.0.0.1 serving `files` with Range
-/// support; each answer waits `delay_ms`. It stops with the test process.
+/// The test server, serving `files` (absolute paths) from the origin,
+/// each answer `delay_ms` late.
 fn serve(files: Vec<(&'static str, Vec<u8>)>, delay_ms: u64) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let files: Arc<HashMap<String, Vec<u8>>> =
-        Arc::new(files.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let max_in_flight = Arc::new(AtomicUsize::new(0));
-    let (req, inf, max) = (
-        Arc::clone(&requests),
-        Arc::clone(&in_flight),
-        Arc::clone(&max_in_flight),
-    );
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(conn) = conn else { continue };
-            let (files, req, inf, max) = (
-                Arc::clone(&files),
-                Arc::clone(&req),
-                Arc::clone(&inf),
-                Arc::clone(&max),
-            );
-            std::thread::spawn(move || {
-                let _ = answer(conn, &files, &req, &inf, &max, delay_ms);
-            });
-        }
-    });
-    Server {
-        url,
-        requests,
-        max_in_flight,
-    }
-}
-
-fn answer(
-    conn: TcpStream,
-    files: &HashMap<String, Vec<u8>>,
-    requests: &Mutex<Vec<(String, Option<String>)>>,
-    in_flight: &AtomicUsize,
-    max_in_flight: &AtomicUsize,
-    delay_ms: u64,
-) -> std::io::Result<()> {
-    let mut reader = BufReader::new(conn.try_clone()?);
-    let mut conn = conn;
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut range = None;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h)? == 0 {
-            break;
-        }
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = h.split_once(':') {
-            if name.eq_ignore_ascii_case("range") {
-                range = Some(value.trim().to_string());
-            }
-        }
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_string();
-    let path = parts.next().unwrap_or("").to_string();
-    requests.lock().unwrap().push((path.clone(), range.clone()));
-    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-    max_in_flight.fetch_max(now, Ordering::SeqCst);
-    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-    in_flight.fetch_sub(1, Ordering::SeqCst);
-    let Some(body) = files.get(path.split('?').next().unwrap_or("")) else {
-        let msg = "not found";
-        write!(
-            conn,
-            "HTTP/1.1 404 Not Found\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{msg}",
-            msg.len()
-        )?;
-        return Ok(());
+    let files: Vec<(&str, Vec<u8>)> = files
+        .into_iter()
+        .map(|(k, v)| (k.trim_start_matches('/'), v))
+        .collect();
+    let mode = Mode {
+        delay_ms,
+        ..Mode::default()
     };
-    let len = body.len();
-    let (status, slice, extra) = match range
-        .as_deref()
-        .and_then(|r| r.strip_prefix("bytes="))
-        .and_then(|r| r.split_once('-'))
-    {
-        Some((a, b)) => {
-            let (a, b): (usize, usize) = match (a.parse(), b.parse()) {
-                (Ok(a), Ok(b)) => (a, b),
-                (Ok(a), Err(_)) => (a, len.saturating_sub(1)),
-                (Err(_), Ok(n)) => (len.saturating_sub(n), len.saturating_sub(1)),
-                _ => (0, len.saturating_sub(1)),
-            };
-            if a >= len {
-                write!(
-                    conn,
-                    "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */{len}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                )?;
-                return Ok(());
-            }
-            let b = b.min(len - 1);
-            (
-                "206 Partial Content",
-                &body[a..=b],
-                format!("Content-Range: bytes {a}-{b}/{len}\r\n"),
-            )
-        }
-        None => ("200 OK", &body[..], String::new()),
-    };
-    write!(
-        conn,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n",
-        slice.len()
-    )?;
-    if method != "HEAD" {
-        conn.write_all(slice)?;
-    }
-    Ok(())
+    test_server::serve("", &files, mode)
 }
 
 #[test]
 fn reference_http_targets_use_range_requests() {
-    let server = serve(vec![("/dir/f.bin", data()), ("/dir/a%20b.bin", data())], 0);
+    let server = serve(vec![("/dir/f.bin", data()), ("/dir/a b.bin", data())], 0);
     let u = &server.url;
     let s = store(
         json!({
@@ -785,7 +669,7 @@ fn reference_http_targets_use_range_requests() {
     assert!(e.message().contains("missing.bin"), "{e}");
     let e = kind(s.get("past", ByteRange::All), "corrupt_chunk");
     assert!(e.message().contains("'past'"), "{e}");
-    let reqs = server.requests.lock().unwrap().clone();
+    let reqs = server.stats.lock().unwrap().log();
     assert!(
         reqs.contains(&("/dir/f.bin".into(), Some("bytes=100-109".into()))),
         "{reqs:?}"
@@ -847,7 +731,7 @@ fn reference_http_get_many_is_concurrent_and_ordered() {
     }
     assert_eq!(got[16].as_ref().unwrap(), &None);
     assert!(
-        server.max_in_flight.load(Ordering::SeqCst) > 1,
+        server.stats.lock().unwrap().max_in_flight > 1,
         "requests were not concurrent"
     );
     assert!(took.as_millis() < 16 * 100, "took {took:?}");

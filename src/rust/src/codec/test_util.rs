@@ -1,0 +1,28 @@
+//! Helpers shared by the codecs' unit tests.
+
+use super::{CodecContext, Warnings};
+
+/// A context that only warns on checksum mismatches.
+pub fn ctx(w: &Warnings) -> CodecContext<'_> {
+    CodecContext {
+        strict_checksums: false,
+        warnings: w,
+        what: "test chunk",
+    }
+}
+
+/// Bytes from a hex string, for streams written by other implementations.
+pub fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// 80,000 bytes of little-endian doubles with long runs of equal values,
+/// which every compressor shrinks well.
+pub fn stepped_doubles() -> Vec<u8> {
+    (0..10_000u32)
+        .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
+        .collect()
+}
