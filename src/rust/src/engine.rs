@@ -366,15 +366,10 @@ impl Array {
             };
             Ok((key, entries))
         })?;
-        let local = |c: &Vec<&DimChunk>| -> usize {
-            c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
-                acc * g + (d.chunk % g as u64) as usize
-            })
-        };
         let mut jobs = Vec::with_capacity(chunks.len());
         for ((_, cs), (key, entries)) in groups.iter().zip(&indexes) {
             for c in cs {
-                let entry = entries.as_ref().and_then(|e| e[local(c)]);
+                let entry = entries.as_ref().and_then(|e| e[position_in_shard(c, grid)]);
                 jobs.push((*c, key.as_str(), entry));
             }
         }
@@ -454,15 +449,10 @@ impl Array {
             return Ok(cs.iter().map(|c| job(*c, None)).collect());
         };
         let entries = sh.decode_index(index_bytes, grid, &ctx)?;
-        let local = |c: &Vec<&DimChunk>| -> usize {
-            c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
-                acc * g + (d.chunk % g as u64) as usize
-            })
-        };
         let mut out = Vec::with_capacity(cs.len());
         let mut ranges = Vec::new();
         for c in cs {
-            match (entries[local(c)], &whole) {
+            match (entries[position_in_shard(c, grid)], &whole) {
                 (None, _) => out.push(job(*c, None)),
                 (Some(e), Some(data)) => {
                     out.push(job(*c, Some(sh.inner_bytes(data, e, &what)?.to_vec())))
@@ -941,6 +931,13 @@ impl InnerFetch<'_> {
     fn position(&self) -> Vec<u64> {
         self.chunk.iter().map(|d| d.chunk).collect()
     }
+}
+
+/// The index entry of inner chunk `c` in its shard (C order of `grid`).
+fn position_in_shard(c: &[&DimChunk], grid: &[usize]) -> usize {
+    c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
+        acc * g + (d.chunk % g as u64) as usize
+    })
 }
 
 /// Inner chunks grouped by the shard holding them, in first-seen order.

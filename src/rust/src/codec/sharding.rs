@@ -313,12 +313,7 @@ impl Sharding {
         run_tasks(&jobs, pool::threads(), |(idx, entry)| -> Result<()> {
             let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
             let decoded = self.inner.decode(bytes, &self.inner_shape, ctx)?;
-            let base: usize = idx
-                .iter()
-                .zip(&self.inner_shape)
-                .zip(&out_strides)
-                .map(|((p, n), s)| p * n * s)
-                .sum();
+            let base = self.inner_base(idx, &out_strides);
             // SAFETY: the inner chunk lies inside the shard (the grid divides
             // it exactly) and inner chunks do not overlap.
             unsafe {
@@ -346,12 +341,7 @@ impl Sharding {
         let spans: Vec<Vec<(usize, usize, usize)>> =
             self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
         let shard = self.encode_shard_with(shard_shape, |idx, buf| {
-            let base: usize = idx
-                .iter()
-                .zip(&self.inner_shape)
-                .zip(&data_strides)
-                .map(|((p, n), s)| p * n * s)
-                .sum();
+            let base = self.inner_base(idx, &data_strides);
             // SAFETY: the inner chunk lies inside the shard buffer.
             unsafe {
                 copy_elements(

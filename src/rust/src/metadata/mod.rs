@@ -18,6 +18,24 @@ fn malformed(msg: impl Into<String>) -> ZarrError {
     ZarrError::Metadata(msg.into())
 }
 
+/// A chunk shape must have one positive extent per dimension of `shape`;
+/// `label` names the member in messages (".zarray: chunks").
+pub(crate) fn check_chunk_shape(chunks: &[u64], shape: &[u64], label: &str) -> Result<()> {
+    if chunks.len() != shape.len() {
+        return Err(malformed(format!(
+            "{label} {chunks:?} has {} dimensions but shape {shape:?} has {}",
+            chunks.len(),
+            shape.len()
+        )));
+    }
+    if chunks.contains(&0) {
+        return Err(malformed(format!(
+            "{label} {chunks:?} entries must be greater than 0"
+        )));
+    }
+    Ok(())
+}
+
 /// A list of non-negative integers (a shape); `what` names it in errors.
 fn u64_list(v: &Value, what: &str) -> Result<Vec<u64>> {
     let want = || {

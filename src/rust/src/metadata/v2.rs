@@ -452,18 +452,7 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
     check_zarr_format(obj, ".zarray")?;
     let shape = u64_list(require(obj, "shape", ".zarray")?, ".zarray: shape")?;
     let chunk_shape = u64_list(require(obj, "chunks", ".zarray")?, ".zarray: chunks")?;
-    if chunk_shape.len() != shape.len() {
-        return Err(malformed(format!(
-            ".zarray: chunks {chunk_shape:?} has {} dimensions but shape {shape:?} has {}",
-            chunk_shape.len(),
-            shape.len()
-        )));
-    }
-    if chunk_shape.contains(&0) {
-        return Err(malformed(format!(
-            ".zarray: chunks {chunk_shape:?} entries must be greater than 0"
-        )));
-    }
+    check_chunk_shape(&chunk_shape, &shape, ".zarray: chunks")?;
     let dtype = require(obj, "dtype", ".zarray")?;
     let (data_type, endian) = parse_dtype(dtype)?;
     let fixed = fixed_string_of(dtype).transpose()?;

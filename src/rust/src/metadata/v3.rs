@@ -117,18 +117,7 @@ fn chunk_shape(v: &Value, shape: &[u64]) -> Result<Vec<u64>> {
         .and_then(|c| c.get("chunk_shape"))
         .ok_or_else(|| malformed("chunk_grid: the regular grid needs configuration.chunk_shape"))?;
     let cs = u64_list(cs, "chunk_grid: chunk_shape")?;
-    if cs.len() != shape.len() {
-        return Err(malformed(format!(
-            "chunk_grid: chunk_shape {cs:?} has {} dimensions but shape {shape:?} has {}",
-            cs.len(),
-            shape.len()
-        )));
-    }
-    if cs.contains(&0) {
-        return Err(malformed(format!(
-            "chunk_grid: chunk_shape {cs:?} entries must be greater than 0"
-        )));
-    }
+    check_chunk_shape(&cs, shape, "chunk_grid: chunk_shape")?;
     Ok(cs)
 }
 
