@@ -20,6 +20,17 @@ pub struct IoOptions {
     pub strict_checksums: bool,
 }
 
+impl IoOptions {
+    /// The codec context of one chunk (or shard) named by `what`.
+    pub fn context<'a>(&self, warnings: &'a Warnings, what: &'a str) -> CodecContext<'a> {
+        CodecContext {
+            strict_checksums: self.strict_checksums,
+            warnings,
+            what,
+        }
+    }
+}
+
 impl Default for IoOptions {
     fn default() -> Self {
         IoOptions {
@@ -142,11 +153,7 @@ impl Array {
     ) -> Result<Option<Vec<u8>>> {
         let Some(raw) = raw else { return Ok(None) };
         let what = self.chunk_what(key);
-        let ctx = CodecContext {
-            strict_checksums: opts.strict_checksums,
-            warnings,
-            what: &what,
-        };
+        let ctx = opts.context(warnings, &what);
         self.chain.decode(raw, &self.chunk_shape(), &ctx).map(Some)
     }
 
@@ -317,11 +324,7 @@ impl Array {
                             self.chunk_what(&job.key),
                             job.position()
                         );
-                        let ctx = CodecContext {
-                            strict_checksums: opts.strict_checksums,
-                            warnings,
-                            what: &what,
-                        };
+                        let ctx = opts.context(warnings, &what);
                         Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
                     }
                 };
@@ -351,11 +354,7 @@ impl Array {
         let indexes = collect_tasks(&groups, opts.threads, |(sidx, _)| {
             let key = self.chunk_key(sidx);
             let what = self.chunk_what(&key);
-            let ctx = CodecContext {
-                strict_checksums: opts.strict_checksums,
-                warnings,
-                what: &what,
-            };
+            let ctx = opts.context(warnings, &what);
             let index = self
                 .store
                 .get(&key, sh.index_range(grid)?)
@@ -392,11 +391,7 @@ impl Array {
                                 "{what}: the shard disappeared while it was read"
                             ))
                         })?;
-                    let ctx = CodecContext {
-                        strict_checksums: opts.strict_checksums,
-                        warnings,
-                        what: &what,
-                    };
+                    let ctx = opts.context(warnings, &what);
                     Some(sh.inner.decode(bytes, &sh.inner_shape, &ctx)?)
                 }
             };
@@ -418,11 +413,7 @@ impl Array {
     ) -> Result<Vec<InnerFetch<'p>>> {
         let key = self.chunk_key(sidx);
         let what = self.chunk_what(&key);
-        let ctx = CodecContext {
-            strict_checksums: opts.strict_checksums,
-            warnings,
-            what: &what,
-        };
+        let ctx = opts.context(warnings, &what);
         let job = |chunk, bytes| InnerFetch {
             chunk,
             bytes: std::sync::Mutex::new(bytes),
@@ -677,11 +668,7 @@ impl Array {
             {
                 None => None,
                 Some(raw) => {
-                    let ctx = CodecContext {
-                        strict_checksums: opts.strict_checksums,
-                        warnings: &warnings,
-                        what: &what,
-                    };
+                    let ctx = opts.context(&warnings, &what);
                     let strings = self.chain.decode_strings(raw, &cshape, &ctx)?;
                     // R strings cannot hold NUL, which UTF-8 allows.
                     if let Some(i) = strings.iter().position(|s| s.contains('\0')) {
@@ -779,11 +766,7 @@ impl Array {
                 {
                     None => None,
                     Some(raw) => {
-                        let ctx = CodecContext {
-                            strict_checksums: opts.strict_checksums,
-                            warnings: &warnings,
-                            what: &what,
-                        };
+                        let ctx = opts.context(&warnings, &what);
                         Some(self.chain.decode_strings(raw, &cshape, &ctx)?)
                     }
                 },

@@ -30,6 +30,8 @@ pub struct Sharding {
 
 /// Where an inner chunk's bytes are in its shard; None when not stored.
 pub type IndexEntry = Option<(u64, u64)>;
+/// The (offset, nbytes) of an inner chunk that is stored.
+type StoredEntry = (u64, u64);
 
 fn positive_ints(v: Option<&Value>, what: &str) -> Result<Vec<usize>> {
     let bad = || {
@@ -287,6 +289,25 @@ impl Sharding {
         self.decode_index(self.index_of(data, grid, ctx.what)?.to_vec(), grid, ctx)
     }
 
+    /// The grid position and index entry of each inner chunk a whole shard
+    /// stores (missing ones left out), in C order of the grid.
+    fn stored_inner_chunks(
+        &self,
+        data: &[u8],
+        shard_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<(Vec<usize>, StoredEntry)>> {
+        let grid = self.grid(shard_shape)?;
+        let entries = self.read_index(data, &grid, ctx)?;
+        let mut jobs = Vec::new();
+        for_each_index(&grid, |i, idx| {
+            if let Some(e) = entries[i] {
+                jobs.push((idx.to_vec(), e));
+            }
+        });
+        Ok(jobs)
+    }
+
     /// A whole shard -> its native-endian elements in C order of `shard_shape`.
     pub fn decode_shard(
         &self,
@@ -294,8 +315,7 @@ impl Sharding {
         shard_shape: &[usize],
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let grid = self.grid(shard_shape)?;
-        let entries = self.read_index(data, &grid, ctx)?;
+        let jobs = self.stored_inner_chunks(data, shard_shape, ctx)?;
         let size = self.inner.dtype().size();
         let n_elems: usize = shard_shape.iter().product();
         let mut out = self.inner.fill().repeat(n_elems);
@@ -303,12 +323,6 @@ impl Sharding {
         let inner_strides = self.inner.stored_strides(&self.inner_shape);
         let spans: Vec<Vec<(usize, usize, usize)>> =
             self.inner_shape.iter().map(|&n| vec![(0, 0, n)]).collect();
-        let mut jobs = Vec::new();
-        for_each_index(&grid, |i, idx| {
-            if let Some(e) = entries[i] {
-                jobs.push((idx.to_vec(), e));
-            }
-        });
         let dst = SharedMut(out.as_mut_ptr());
         run_tasks(&jobs, pool::threads(), |(idx, entry)| -> Result<()> {
             let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
@@ -484,14 +498,7 @@ impl Sharding {
         shard_shape: &[usize],
         ctx: &CodecContext,
     ) -> Result<Vec<String>> {
-        let grid = self.grid(shard_shape)?;
-        let entries = self.read_index(data, &grid, ctx)?;
-        let mut jobs = Vec::new();
-        for_each_index(&grid, |i, idx| {
-            if let Some(e) = entries[i] {
-                jobs.push((idx.to_vec(), e));
-            }
-        });
+        let jobs = self.stored_inner_chunks(data, shard_shape, ctx)?;
         let decoded: Vec<Vec<String>> = collect_tasks(&jobs, pool::threads(), |(_, entry)| {
             let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
             self.inner.decode_strings(bytes, &self.inner_shape, ctx)
