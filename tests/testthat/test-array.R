@@ -547,3 +547,37 @@ test_that("print() of an array shows its shape, type, chunks and codecs", {
   expect_output(print(arr), "units")
   expect_output(print(new_array(z, "float64", integer(0), name = "s")), "scalar")
 })
+
+test_that("large results are right when their memory is reused from an earlier read", {
+  # Results of 8 MiB and more get memory that a freed earlier result may
+  # have held: every element must still be written by the new read.
+  z <- create_zarr()
+  n <- c(1100L, 1000L) # 8.4 MB of doubles
+  full <- new_array(z, "float64", n, c(500, 500), name = "full")
+  x <- matrix(as.numeric(seq_len(prod(n))), n[1], n[2])
+  full$write(x)
+  sparse <- new_array(z, "float64", n, c(500, 500), name = "sparse")
+  sparse[1:10, 1:10] <- matrix(-1, 10, 10)
+  ints <- new_array(z, "int32", c(2200, 1000), c(1000, 1000), name = "ints")
+  ints[2191:2200, 991:1000] <- matrix(7L, 10, 10)
+  for (k in 1:3) {
+    expect_identical(full$read(), x)
+    invisible(gc(FALSE))
+    # Missing chunks read as the fill value (NA), not as what the block held.
+    y <- sparse$read()
+    expect_identical(y[1:10, 1:10], matrix(-1, 10, 10))
+    expect_identical(sum(is.na(y)), n[1] * n[2] - 100L)
+    rm(y)
+    invisible(gc(FALSE))
+    i <- ints$read()
+    expect_identical(i[2191:2200, 991:1000], matrix(7L, 10, 10))
+    expect_identical(sum(is.na(i)), 2200L * 1000L - 100L)
+    rm(i)
+    invisible(gc(FALSE))
+  }
+  # A result that outlives the next read keeps its own values.
+  a <- full$read()
+  b <- sparse$read()
+  expect_identical(a, x)
+  expect_identical(sum(is.na(b)), n[1] * n[2] - 100L)
+})
