@@ -77,6 +77,25 @@ pub trait Store: Send + Sync {
     fn prefers_batches(&self) -> bool {
         false
     }
+    /// Read the whole value at `key` straight into `bufs`, one after
+    /// another, if it is exactly as long as they are together. Stores
+    /// that cannot (the default), and values of another length, give
+    /// `Direct::NotDone`, and the caller reads the value with `get`; the
+    /// buffers may then hold anything.
+    fn get_direct(&self, _key: &str, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
+        Ok(Direct::NotDone)
+    }
+}
+
+/// The outcome of `Store::get_direct`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direct {
+    /// The buffers hold the whole value.
+    Done,
+    /// There is no value at the key.
+    Missing,
+    /// Nothing usable was read; read the value with `get`.
+    NotDone,
 }
 
 /// Refuse keys that could escape a store root or are not portable:
