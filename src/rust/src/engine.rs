@@ -5,11 +5,12 @@
 use crate::codec::sharding::{ShardParts, Sharding};
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
+use crate::dtype::{DataType, RType};
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
-use crate::store::{ByteRange, Store};
+use crate::store::{ByteRange, Direct, Store};
 use std::sync::Arc;
 
 /// How a read or write runs.
@@ -264,7 +265,11 @@ impl Array {
         let strides = self.chain.stored_strides(&self.chunk_shape());
         let index = |c: &Vec<&DimChunk>| c.iter().map(|d| d.chunk).collect::<Vec<u64>>();
         if !self.store.prefers_batches() {
+            let direct = self.reads_straight_into(dst, &strides);
             return run_tasks(&chunks, opts.threads, |c| {
+                if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
+                    return Ok(());
+                }
                 let data = self.load_chunk(&index(c), opts, warnings)?;
                 self.scatter(data.as_deref(), &strides, c, dst, lossy);
                 Ok(())
@@ -285,6 +290,93 @@ impl Array {
             })?;
         }
         Ok(())
+    }
+
+    /// Whether stored chunks can be read straight into `dst`: they hold
+    /// the elements as R does (float64 as double, int32 as integer),
+    /// column-major (the default transpose), with no codec to undo.
+    fn reads_straight_into(&self, dst: &RBufPtr, strides: &[usize]) -> bool {
+        self.stores_as_r(dst.rtype, strides)
+    }
+
+    /// Whether a stored chunk holds its elements exactly as an R vector of
+    /// `rtype` does, column-major: the condition for reading and writing
+    /// chunks straight between R memory and the store.
+    fn stores_as_r(&self, rtype: RType, strides: &[usize]) -> bool {
+        let same_type = matches!(
+            (self.meta.data_type, rtype),
+            (DataType::Float64, RType::Double) | (DataType::Int32, RType::Integer)
+        );
+        let shape = self.chunk_shape();
+        // Columns shorter than this would make many tiny reads.
+        let column_bytes = shape.first().map_or(0, |&n| n * self.meta.data_type.size());
+        same_type
+            && self.chain.stores_plain_elements()
+            && strides == convert::column_major_strides(&shape).as_slice()
+            && column_bytes >= MIN_STRAIGHT_COLUMN_BYTES
+    }
+
+    /// Read chunk `c` from the store straight into its place in `dst`,
+    /// one column of the chunk per buffer, without a copy in between; then
+    /// turn fill values into NA where the array asks for it. Only for a
+    /// chunk the selection covers whole (so no edge chunk, whose stored
+    /// columns run past the array). Returns false when it did not apply:
+    /// the caller then reads the chunk the usual way, which overwrites
+    /// whatever this left.
+    fn read_chunk_straight(
+        &self,
+        c: &[&DimChunk],
+        strides: &[usize],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) -> Result<bool> {
+        let shape = self.chunk_shape();
+        let Some(columns) = chunk_columns(c, &shape, &dst.strides) else {
+            return Ok(false);
+        };
+        let size = self.meta.data_type.size();
+        // SAFETY: the columns lie inside dst (the selection was checked and
+        // covers this chunk whole) and belong to this chunk alone, so no
+        // other task touches them while these slices live.
+        let mut bufs: Vec<std::io::IoSliceMut> = columns
+            .iter()
+            .map(|&(o, n)| unsafe {
+                std::io::IoSliceMut::new(std::slice::from_raw_parts_mut(
+                    dst.ptr.add(o * size),
+                    n * size,
+                ))
+            })
+            .collect();
+        let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
+        let key = self.chunk_key(&idx);
+        match self
+            .store
+            .get_direct(&key, &mut bufs)
+            .map_err(|e| e.context(&self.chunk_what(&key)))?
+        {
+            Direct::NotDone => Ok(false),
+            Direct::Missing => {
+                self.scatter(None, strides, c, dst, lossy);
+                Ok(true)
+            }
+            Direct::Done => {
+                if self.meta.fill_marks_na {
+                    let fill = &self.meta.fill_value.bytes;
+                    for &(o, n) in &columns {
+                        // SAFETY: as above; the column was just read.
+                        unsafe {
+                            convert::fill_to_na_in_place(
+                                self.meta.data_type,
+                                fill,
+                                dst.ptr.add(o * size),
+                                n,
+                            )
+                        };
+                    }
+                }
+                Ok(true)
+            }
+        }
     }
 
     /// Read a sharded array one inner chunk at a time: fetch each touched
@@ -505,6 +597,7 @@ impl Array {
         let dtype = self.meta.data_type;
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
+        let straight = self.stores_as_r(src.rtype, &strides);
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
             let key = self.chunk_key(&idx);
@@ -519,6 +612,9 @@ impl Array {
                     None => self.store.erase(&key),
                 }
                 .map_err(|e| e.context(&what));
+            }
+            if straight && covered && self.write_chunk_straight(c, &key, &src)? {
+                return Ok(());
             }
             let spans: Vec<Vec<Span>> = c
                 .iter()
@@ -568,6 +664,43 @@ impl Array {
         };
         run_tasks(&chunks, opts.threads, task)?;
         Ok(warnings.take())
+    }
+
+    /// Store chunk `c`, which the selection covers whole, straight from
+    /// its columns in `src` (one part per column), when `stores_as_r`
+    /// holds and no element needs converting: an NA would have to become
+    /// the fill value. A chunk of nothing but the fill value is erased, as
+    /// on the usual path. Returns false when the usual path must do it.
+    fn write_chunk_straight(&self, c: &[&DimChunk], key: &str, src: &RBufPtr) -> Result<bool> {
+        let shape = self.chunk_shape();
+        let Some(columns) = chunk_columns(c, &shape, &src.strides) else {
+            return Ok(false);
+        };
+        let size = self.meta.data_type.size();
+        let fill = &self.meta.fill_value.bytes;
+        // SAFETY: the columns lie inside `src` (the selection was checked
+        // against the data's length), which R keeps alive and nobody writes
+        // during the call.
+        let parts: Vec<&[u8]> = columns
+            .iter()
+            .map(|&(o, n)| unsafe { std::slice::from_raw_parts(src.ptr.add(o * size), n * size) })
+            .collect();
+        let mut all_fill = true;
+        for p in &parts {
+            let (has_na, fill_only) = convert::scan_for_write(self.meta.data_type, fill, p);
+            if has_na {
+                return Ok(false);
+            }
+            all_fill &= fill_only;
+        }
+        let what = self.chunk_what(key);
+        if all_fill {
+            self.store.erase(key)
+        } else {
+            self.store.set_parts(key, &parts)
+        }
+        .map_err(|e| e.context(&what))?;
+        Ok(true)
     }
 
     /// A whole shard encoded straight from the R buffer `src`, one inner
@@ -948,6 +1081,56 @@ fn group_by_shard<'p>(
 /// Chunks (or shards) handled per round on stores that fetch in batches:
 /// enough requests in flight to hide latency, few enough to bound memory.
 const BATCH: usize = 64;
+
+/// Chunks read straight into R memory (`read_chunk_straight`) need
+/// columns of at least this many bytes, and at most this many columns:
+/// past those, one read per column costs more than the copy it saves.
+const MIN_STRAIGHT_COLUMN_BYTES: usize = 256;
+const MAX_STRAIGHT_COLUMNS: usize = 1 << 16;
+
+/// The columns of chunk `c` (of `shape`, stored column-major) in a
+/// column-major R buffer with `strides`, in stored order, as (element
+/// offset, elements); neighbours in the buffer merge into one. None unless
+/// the selection covers the chunk whole (which also rules out edge chunks,
+/// whose stored columns run past the array) and the columns are few.
+fn chunk_columns(
+    c: &[&DimChunk],
+    shape: &[usize],
+    strides: &[usize],
+) -> Option<Vec<(usize, usize)>> {
+    let whole = c
+        .iter()
+        .zip(shape)
+        .all(|(d, &n)| d.runs.len() == 1 && d.runs[0].start == 0 && d.runs[0].len == n);
+    if !whole || shape.is_empty() {
+        return None;
+    }
+    let outer = &shape[1..];
+    let count: usize = outer.iter().product();
+    if count > MAX_STRAIGHT_COLUMNS {
+        return None;
+    }
+    let mut columns: Vec<(usize, usize)> = Vec::new();
+    let mut pos = vec![0usize; outer.len()];
+    for _ in 0..count {
+        let mut off = c[0].runs[0].dst * strides[0];
+        for (k, &p) in pos.iter().enumerate() {
+            off += (c[k + 1].runs[0].dst + p) * strides[k + 1];
+        }
+        match columns.last_mut() {
+            Some((o, n)) if *o + *n == off => *n += shape[0],
+            _ => columns.push((off, shape[0])),
+        }
+        for (k, p) in pos.iter_mut().enumerate() {
+            *p += 1;
+            if *p < outer[k] {
+                break;
+            }
+            *p = 0;
+        }
+    }
+    Some(columns)
+}
 
 #[cfg(test)]
 mod tests;

@@ -324,6 +324,17 @@ impl CodecChain {
         }
     }
 
+    /// Whether a stored chunk is its elements themselves, native endian,
+    /// laid out with `stored_strides`: only transposes and `bytes` in the
+    /// machine's byte order (or of one-byte elements), nothing after.
+    pub fn stores_plain_elements(&self) -> bool {
+        self.bytes_to_bytes.is_empty()
+            && matches!(
+                self.array_to_bytes,
+                ArrayToBytes::Bytes { endian } if endian.is_none_or(|e| e == Endian::native())
+            )
+    }
+
     /// The sharding codec, if it is the array -> bytes codec.
     pub fn sharding(&self) -> Option<&sharding::Sharding> {
         match &self.array_to_bytes {
