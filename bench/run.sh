@@ -22,7 +22,7 @@ fi
 mkdir -p bench/results
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
-"$venv/bin/python" "$peers" --repeats "${REPEATS:-3}" --data-dir "$data" --out bench/results/peers
+"$venv/bin/python" "$peers" --repeats "${REPEATS:-5}" --data-dir "$data" --out bench/results/peers
 rm -rf "$data"/*
-Rscript bench/zarr_bench.R "${REPEATS:-3}" bench/results/zarr.json
+Rscript bench/zarr_bench.R "${REPEATS:-5}" bench/results/zarr.json
 Rscript bench/report.R bench/results

@@ -90,19 +90,18 @@ timed <- function(fn, reps = repeats, before = NULL) {
   runs[order(runs[, "wall"])[ceiling(reps / 2)], ]
 }
 
-# Peak resident memory of `fn()`, above what the process held before.
-peak_rss <- function(fn) {
-  status <- function(field) {
-    l <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
-    as.numeric(sub("kB", "", sub(paste0(field, ":"), "", l))) * 1024
-  }
-  invisible(gc(FALSE))
-  base <- status("VmRSS")
-  writeLines("5", "/proc/self/clear_refs")
-  y <- fn()
-  peak <- status("VmHWM")
-  rm(y)
-  peak - base
+# Peak resident memory of one full read of the array at `path`, above what
+# the process held before it, in a fresh R process: here, the read would
+# reuse the memory a freed earlier result left mapped (see pages.rs) and
+# show almost no growth at all.
+peak_rss <- function(path) {
+  code <- sprintf(paste(
+    "status <- function(f) { l <- grep(paste0('^', f, ':'), readLines('/proc/self/status'), value = TRUE);",
+    "as.numeric(gsub('[^0-9]', '', l)) * 1024 }",
+    "suppressMessages(library(zarr)); a <- open_zarr('%s', read_only = TRUE)[['/x']]; invisible(gc(FALSE))",
+    "base <- status('VmRSS'); writeLines('5', '/proc/self/clear_refs'); y <- a[]",
+    "cat(status('VmHWM') - base)", sep = "\n"), path)
+  as.numeric(system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE))
 }
 
 layout_builder <- function(layout, order, n = N) {
@@ -144,7 +143,7 @@ for (layout in c("none", "zstd1", "lz4", "shard")) {
     r <- timed(function() a[])
     s <- timed(function() a[sub, sub])
     r1 <- withr::with_options(list(zarr.num_threads = 1), timed(function() a[]))
-    mem <- if (layout == "zstd1") peak_rss(function() a[]) else NA
+    mem <- if (layout == "zstd1") peak_rss(path) else NA
     row <- list(impl = sprintf("zarr (R, %s order)", order), layout = layout, order = order,
                 write_s = w[["wall"]], write_cpu = w[["cpu"]], stored_bytes = stored,
                 read_s = r[["wall"]], read_cpu = r[["cpu"]], subset_s = s[["wall"]], subset_cpu = s[["cpu"]],
