@@ -210,12 +210,27 @@ impl Array {
         dst: &RBufPtr,
         lossy: &Lossy,
     ) {
+        self.scatter_from(data, strides, c, &vec![0; c.len()], dst, lossy)
+    }
+
+    /// `scatter` of a part of a chunk whose first element is the one at
+    /// position `base` of the chunk (a byte range of a stored chunk).
+    fn scatter_from(
+        &self,
+        data: Option<&[u8]>,
+        strides: &[usize],
+        c: &[&DimChunk],
+        base: &[usize],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) {
         let spans: Vec<Vec<Span>> = c
             .iter()
-            .map(|d| {
+            .zip(base)
+            .map(|(d, &b)| {
                 d.runs
                     .iter()
-                    .map(|r| (r.start as usize, r.dst, r.len))
+                    .map(|r| (r.start as usize - b, r.dst, r.len))
                     .collect()
             })
             .collect();
@@ -266,8 +281,12 @@ impl Array {
         let index = |c: &Vec<&DimChunk>| c.iter().map(|d| d.chunk).collect::<Vec<u64>>();
         if !self.store.prefers_batches() {
             let direct = self.reads_straight_into(dst, &strides);
+            let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
             return run_tasks(&chunks, opts.threads, |c| {
                 if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
+                    return Ok(());
+                }
+                if ranged && self.read_chunk_part(c, &strides, dst, lossy)? {
                     return Ok(());
                 }
                 let data = self.load_chunk(&index(c), opts, warnings)?;
@@ -377,6 +396,61 @@ impl Array {
                 Ok(true)
             }
         }
+    }
+
+    /// Read only the bytes of an uncompressed chunk (`stores_plain_elements`)
+    /// that the selection needs: the range from its first to its last
+    /// selected element, when that is at most half the chunk. A small
+    /// region across chunk corners then reads a fraction of each chunk.
+    /// Returns false when it did not apply.
+    fn read_chunk_part(
+        &self,
+        c: &[&DimChunk],
+        strides: &[usize],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) -> Result<bool> {
+        let shape = self.chunk_shape();
+        let mut base = Vec::with_capacity(c.len());
+        let (mut lo, mut hi) = (0usize, 1usize);
+        for ((d, &s), &n) in c.iter().zip(strides).zip(&shape) {
+            let first = d.runs.iter().map(|r| r.start as usize).min().unwrap_or(0);
+            let last = d
+                .runs
+                .iter()
+                .map(|r| r.start as usize + r.len)
+                .max()
+                .unwrap_or(n)
+                .max(first + 1)
+                - 1;
+            base.push(first);
+            lo += first * s;
+            hi += last * s;
+        }
+        let elements: usize = shape.iter().product();
+        if (hi - lo) * 2 > elements {
+            return Ok(false);
+        }
+        let size = self.meta.data_type.size();
+        let key = self.chunk_key(&c.iter().map(|d| d.chunk).collect::<Vec<u64>>());
+        let what = self.chunk_what(&key);
+        let range = ByteRange::Range {
+            offset: (lo * size) as u64,
+            length: ((hi - lo) * size) as u64,
+        };
+        // A range past the end of a truncated chunk is a corrupt_chunk
+        // error of the store.
+        let data = self.store.get(&key, range).map_err(|e| e.context(&what))?;
+        if let Some(d) = &data {
+            if d.len() != (hi - lo) * size {
+                return Err(ZarrError::CorruptChunk(format!(
+                    "{what}: shorter than a chunk of {elements} elements of {}",
+                    self.meta.data_type.name()
+                )));
+            }
+        }
+        self.scatter_from(data.as_deref(), strides, c, &base, dst, lossy);
+        Ok(true)
     }
 
     /// Read a sharded array one inner chunk at a time: fetch each touched

@@ -884,3 +884,65 @@ fn plain_chunks_written_straight_from_the_data_hold_the_expected_bytes() {
         }
     }
 }
+
+#[test]
+fn regions_of_uncompressed_chunks_read_only_the_bytes_they_need() {
+    // Both storage orders, a type that needs converting, and a store that
+    // serves byte ranges (memory) against one whose chunks are compressed.
+    for (codecs, tag) in [
+        (plain_f_order(2), "F"),
+        (
+            json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
+            "C",
+        ),
+    ] {
+        let plain = Array::create(
+            Arc::new(MemoryStore::new(false)),
+            "p",
+            meta(doc("int16", &[100, 90], &[40, 30], json!(-5), codecs)),
+        )
+        .unwrap();
+        let packed = Array::create(
+            Arc::new(MemoryStore::new(false)),
+            "z",
+            meta(doc("int16", &[100, 90], &[40, 30], json!(-5), f_order(2))),
+        )
+        .unwrap();
+        let data: Vec<i32> = (0..9000).map(|i| (i % 3000) - 5).collect();
+        for a in [&plain, &packed] {
+            a.write(&Selection::all(&[100, 90]), &RBuf::Integer(&data), opts(2))
+                .unwrap();
+            a.store.erase(&a.chunk_key(&[2, 2])).unwrap();
+        }
+        for sel in [
+            range_sel(&[(35, 10), (25, 10)]),
+            range_sel(&[(0, 3), (0, 90)]),
+            range_sel(&[(85, 15), (70, 20)]),
+            range_sel(&[(39, 2), (29, 2)]),
+        ] {
+            let mut x = vec![0i32; sel.num_elements()];
+            let mut y = vec![1i32; sel.num_elements()];
+            plain
+                .read(&sel, &mut RBufMut::Integer(&mut x), opts(2))
+                .unwrap();
+            packed
+                .read(&sel, &mut RBufMut::Integer(&mut y), opts(2))
+                .unwrap();
+            assert_eq!(x, y, "{tag} {sel:?}");
+        }
+        // A truncated chunk is corrupt, whichever part is read.
+        plain
+            .store
+            .set(&plain.chunk_key(&[0, 0]), &[0u8; 100])
+            .unwrap();
+        let e = plain
+            .read(
+                &range_sel(&[(35, 5), (25, 5)]),
+                &mut RBufMut::Integer(&mut [0; 25]),
+                opts(1),
+            )
+            .unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk", "{tag}: {}", e.message());
+        assert!(e.message().contains("p/c/0/0"), "{}", e.message());
+    }
+}

@@ -397,7 +397,8 @@ fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
     v
 }
 
-/// R's custom allocator (R_ext/Rallocators.h), which extendr does not bind.
+/// R's custom allocator (R_ext/Rallocators.h; "Custom allocators" in
+/// Writing R Extensions), which extendr does not bind.
 #[repr(C)]
 struct RAllocator {
     mem_alloc: unsafe extern "C" fn(*mut RAllocator, usize) -> *mut std::ffi::c_void,
