@@ -280,7 +280,7 @@ impl Array {
         let strides = self.chain.stored_strides(&self.chunk_shape());
         let index = |c: &Vec<&DimChunk>| c.iter().map(|d| d.chunk).collect::<Vec<u64>>();
         if !self.store.prefers_batches() {
-            let direct = self.reads_straight_into(dst, &strides);
+            let direct = self.stores_as_r(dst.rtype, &strides);
             let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
             return run_tasks(&chunks, opts.threads, |c| {
                 if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
@@ -309,13 +309,6 @@ impl Array {
             })?;
         }
         Ok(())
-    }
-
-    /// Whether stored chunks can be read straight into `dst`: they hold
-    /// the elements as R does (float64 as double, int32 as integer),
-    /// column-major (the default transpose), with no codec to undo.
-    fn reads_straight_into(&self, dst: &RBufPtr, strides: &[usize]) -> bool {
-        self.stores_as_r(dst.rtype, strides)
     }
 
     /// Whether a stored chunk holds its elements exactly as an R vector of

@@ -651,6 +651,16 @@ fn plain_f_order(nd: usize) -> Value {
            {"name": "bytes", "configuration": {"endian": "little"}}])
 }
 
+/// The types and fill values that chunks read and write straight between
+/// R memory and the store: a NaN fill, a number fill, an integer fill.
+fn straight_cases() -> [(&'static str, Value); 3] {
+    [
+        ("float64", json!("NaN")),
+        ("float64", json!(-1.0)),
+        ("int32", json!(-7)),
+    ]
+}
+
 /// A fresh folder for a file store, removed at the end of the test.
 struct Folder(std::path::PathBuf);
 
@@ -685,14 +695,7 @@ fn plain_chunks_read_straight_into_the_result_match_the_copying_path() {
         range_sel(&[(5, 60), (3, 40), (1, 2)]),
         range_sel(&[(0, 70), (0, 50), (2, 1)]),
     ];
-    for (k, (dtype, fill)) in [
-        ("float64", json!("NaN")),
-        ("float64", json!(-1.0)),
-        ("int32", json!(-7)),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (k, (dtype, fill)) in straight_cases().into_iter().enumerate() {
         let name = format!("a{k}");
         let md = || {
             meta(doc(
@@ -711,13 +714,8 @@ fn plain_chunks_read_straight_into_the_result_match_the_copying_path() {
         } else {
             RType::Double
         };
-        let probe = RBufPtr {
-            ptr: std::ptr::null_mut(),
-            rtype,
-            strides: vec![1, 70, 3500],
-        };
         let strides = on_disk.chain.stored_strides(&on_disk.chunk_shape());
-        assert!(on_disk.reads_straight_into(&probe, &strides), "{dtype}");
+        assert!(on_disk.stores_as_r(rtype, &strides), "{dtype}");
         if dtype == "int32" {
             let mut data: Vec<i32> = (0..n as i32).map(|i| i * 3 - 500).collect();
             data[7] = NA_INTEGER;
@@ -803,14 +801,7 @@ fn plain_chunks_written_straight_from_the_data_hold_the_expected_bytes() {
     let shape = [140usize, 70];
     let chunk = [64usize, 32];
     let n = shape[0] * shape[1];
-    for (k, (dtype, fill)) in [
-        ("float64", json!("NaN")),
-        ("float64", json!(-1.0)),
-        ("int32", json!(-7)),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (k, (dtype, fill)) in straight_cases().into_iter().enumerate() {
         let name = format!("w{k}");
         let md = meta(doc(
             dtype,
