@@ -210,24 +210,26 @@ impl Array {
         dst: &RBufPtr,
         lossy: &Lossy,
     ) {
-        self.scatter_from(data, strides, c, &vec![0; c.len()], dst, lossy)
+        self.scatter_from(data, strides, c, None, dst, lossy)
     }
 
     /// `scatter` of a part of a chunk whose first element is the one at
-    /// position `base` of the chunk (a byte range of a stored chunk).
+    /// position `base` of the chunk (a byte range of a stored chunk); None
+    /// for a whole chunk.
     fn scatter_from(
         &self,
         data: Option<&[u8]>,
         strides: &[usize],
         c: &[&DimChunk],
-        base: &[usize],
+        base: Option<&[usize]>,
         dst: &RBufPtr,
         lossy: &Lossy,
     ) {
         let spans: Vec<Vec<Span>> = c
             .iter()
-            .zip(base)
-            .map(|(d, &b)| {
+            .enumerate()
+            .map(|(k, d)| {
+                let b = base.map_or(0, |b| b[k]);
                 d.runs
                     .iter()
                     .map(|r| (r.start as usize - b, r.dst, r.len))
@@ -280,7 +282,7 @@ impl Array {
         let strides = self.chain.stored_strides(&self.chunk_shape());
         let index = |c: &Vec<&DimChunk>| c.iter().map(|d| d.chunk).collect::<Vec<u64>>();
         if !self.store.prefers_batches() {
-            let direct = self.stores_as_r(dst.rtype, &strides);
+            let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &strides);
             let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
             return run_tasks(&chunks, opts.threads, |c| {
                 if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
@@ -442,7 +444,7 @@ impl Array {
                 )));
             }
         }
-        self.scatter_from(data.as_deref(), strides, c, &base, dst, lossy);
+        self.scatter_from(data.as_deref(), strides, c, Some(&base), dst, lossy);
         Ok(true)
     }
 

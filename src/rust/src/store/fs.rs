@@ -523,6 +523,10 @@ impl Store for FsStore {
         self.set_parts(key, &[value])
     }
 
+    fn reads_direct(&self) -> bool {
+        true
+    }
+
     fn get_direct(&self, key: &str, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
         validate_key(key)?;
         let path = self.key_path(key)?;

@@ -77,6 +77,11 @@ pub trait Store: Send + Sync {
     fn prefers_batches(&self) -> bool {
         false
     }
+    /// Whether `get_direct` can do anything: the engine prepares the
+    /// buffers only for stores that say so.
+    fn reads_direct(&self) -> bool {
+        false
+    }
     /// Read the whole value at `key` straight into `bufs`, one after
     /// another, if it is exactly as long as they are together. Stores
     /// that cannot (the default), and values of another length, give
