@@ -20,7 +20,7 @@ best_peer <- function(layout, field) {
 lines <- c(
   "# Benchmark: zarr (R) against the peers, one run",
   "",
-  sprintf("Date: %s. Machine: %s cores, %s. %s. Threads: %s. Median of %s repeats, page cache warm.",
+  sprintf("Date: %s. Machine: %s cores, %s. %s. Threads: %s. Median of %s repeats, the peers and this package taking turns on each repeat, page cache warm.",
           ours$meta$date, ours$meta$cores, ours$meta$cpu, ours$meta$r, ours$meta$threads, ours$meta$repeats),
   "",
   sprintf("Peers: %s", peers$meta),

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""The peer workload with every contender taking turns.
+
+Runs the workload of ../shared/bench/peers_bench.py (its data, layouts,
+implementations and timing protocol, imported from it) on zarr-python,
+zarr-python with the zarrs pipeline, tensorstore, and this package in both
+storage orders (through bench/zarr_worker.R). Instead of one implementation
+after the other, each repeat of an operation runs every contender once, in
+an order that rotates from repeat to repeat. A run of 128 MiB writes is
+sensitive to what the file system did in the minutes before it (ext4 scans
+recently deleted inodes when it allocates new ones), so contenders timed
+minutes apart are not timed under the same conditions; taking turns puts
+every contender's repeats under the same spread of conditions.
+
+Usage: interleaved.py PEERS_BENCH.py --repeats 5 --data-dir DIR --out DIR
+Writes DIR/peers.json (the peers' rows, the physical references, a meta
+line, as peers_bench.py writes them) and DIR/zarr_rows.json (this
+package's rows), which bench/zarr_bench.R completes and bench/report.R
+reports.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+
+def load_peers(path):
+    spec = importlib.util.spec_from_file_location("peers_bench", path)
+    pb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pb)
+    return pb
+
+
+class RWorker:
+    """bench/zarr_worker.R, one command per line and one JSON line back."""
+
+    def __init__(self, script, data_dir):
+        self.proc = subprocess.Popen(["Rscript", script, data_dir], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.hello = self._reply()
+
+    def _reply(self):
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the R worker stopped")
+            if line.startswith("{"):
+                out = json.loads(line)
+                if "error" in out:
+                    raise RuntimeError(f"R worker: {out['error']}")
+                return out
+
+    def call(self, *words):
+        self.proc.stdin.write(" ".join(words) + "\n")
+        return self._reply()
+
+    def close(self):
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+class Peer:
+    def __init__(self, pb, name, data, data_dir):
+        self.pb, self.name, self.data, self.data_dir = pb, name, data, data_dir
+        self.create, self.open_, self._write, self._read, self._subset = pb.IMPLS[name]()
+        self.arrays = {}
+
+    def path(self, layout):
+        return os.path.join(self.data_dir, f"{self.name}_{layout}.zarr")
+
+    def write(self, layout):
+        path = self.path(layout)
+        shutil.rmtree(path, ignore_errors=True)
+        a = self.create(path, layout)
+        self.arrays.pop(layout, None)
+        return self.pb.run_once(lambda: self._write(a, self.data), f"{self.name}/{layout}/write")
+
+    def _opened(self, layout):
+        if layout not in self.arrays:
+            self.arrays[layout] = self.open_(self.path(layout))
+        return self.arrays[layout]
+
+    def check(self, layout):
+        a = self._opened(layout)
+        return (np.array_equal(np.asarray(self._read(a)), self.data)
+                and np.array_equal(np.asarray(self._subset(a)), self.data[self.pb.SUB]))
+
+    def read(self, layout):
+        a = self._opened(layout)
+        return self.pb.run_once(lambda: self._read(a), f"{self.name}/{layout}/read")
+
+    def subset(self, layout):
+        a = self._opened(layout)
+        return self.pb.run_once(lambda: self._subset(a), f"{self.name}/{layout}/subset")
+
+    def stored(self, layout):
+        return self.pb.du(self.path(layout))
+
+
+class Ours:
+    def __init__(self, worker, order):
+        self.worker, self.order = worker, order
+        self.name = f"zarr (R, {order} order)"
+
+    def _run(self, op, layout):
+        r = self.worker.call(op, layout, self.order)
+        return r["wall"], r["cpu"]
+
+    def write(self, layout):
+        return self._run("write", layout)
+
+    def read(self, layout):
+        return self._run("read", layout)
+
+    def subset(self, layout):
+        return self._run("subset", layout)
+
+    def check(self, layout):
+        return self.worker.call("check", layout, self.order)["ok"]
+
+    def stored(self, layout):
+        return self.worker.call("stored", layout, self.order)["bytes"]
+
+
+def median(runs):
+    runs = sorted(runs)
+    return runs[len(runs) // 2]
+
+
+def in_turns(contenders, op, layout, repeats):
+    """Each contender's runs of `op`: one untimed warm-up each, then
+    `repeats` rounds in which every contender runs once, the order rotating."""
+    for c in contenders:
+        getattr(c, op)(layout)
+    runs = {c.name: [] for c in contenders}
+    for k in range(repeats):
+        turn = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
+        for c in turn:
+            runs[c.name].append(getattr(c, op)(layout))
+    return {name: median(r) for name, r in runs.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("peers")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    pb = load_peers(args.peers)
+    os.makedirs(args.out, exist_ok=True)
+
+    import numcodecs
+    import tensorstore  # noqa: F401
+    import zarr
+    import zarrs  # noqa: F401
+    import platform
+    from importlib.metadata import version
+
+    data = pb.make_data()
+    refs = pb.bench_physical(data, args.repeats)
+    for label, nb, t in refs:
+        print(f"{label}: {t:.4f} s, {nb / t / 1e9:.2f} GB/s", flush=True)
+
+    worker = RWorker(os.path.join(os.path.dirname(os.path.abspath(__file__)), "zarr_worker.R"),
+                     os.path.join(args.data_dir, "r"))
+    peers = [Peer(pb, name, data, args.data_dir) for name in pb.IMPLS]
+    ours = [Ours(worker, "F"), Ours(worker, "C")]
+    contenders = peers + ours
+    rows = {c.name: [] for c in contenders}
+    our_rows = []
+    for layout in pb.LAYOUTS:
+        result = {c.name: {"impl": c.name, "layout": layout} for c in contenders}
+        for c in ours:
+            result[c.name]["order"] = c.order
+        for op in ("write", "read", "subset"):
+            if op == "read":
+                for c in contenders:
+                    if not c.check(layout):
+                        raise RuntimeError(f"{c.name} read back wrong values ({layout})")
+                    result[c.name]["stored_bytes"] = c.stored(layout)
+            for name, (wall, cpu) in in_turns(contenders, op, layout, args.repeats).items():
+                result[name][f"{op}_s"], result[name][f"{op}_cpu"] = wall, cpu
+        for c in ours:
+            result[c.name]["read_1thread_s"] = worker.call("read1", layout, c.order)["wall"]
+            result[c.name]["read_peak_bytes"] = (
+                worker.call("peak", layout, c.order)["bytes"] if layout == "zstd1" else None)
+        for c in contenders:
+            rows[c.name].append(result[c.name])
+            print(json.dumps(result[c.name]), flush=True)
+        our_rows += [result[c.name] for c in ours]
+    threads = worker.hello["threads"]
+    worker.close()
+
+    meta = (f"python {platform.python_version()}, numpy {np.__version__}, zarr {zarr.__version__}, "
+            f"zarrs {version('zarrs')}, tensorstore {version('tensorstore')}, numcodecs "
+            f"{numcodecs.__version__}; {os.cpu_count()} CPUs; repeats={args.repeats} (median), "
+            f"every contender in turn (the order rotating); page cache warm; R worker threads "
+            f"{threads}; runs disturbed by other processes (>0.15 cores, kept after 5 tries): "
+            + (", ".join(f"{lab} ({c})" for lab, c in pb.NOISY) if pb.NOISY else "none"))
+    with open(os.path.join(args.out, "peers.json"), "w") as f:
+        json.dump({"meta": meta, "rows": [r for p in peers for r in rows[p.name]],
+                   "physical": [{"label": lab, "bytes": b, "seconds": t} for lab, b, t in refs]},
+                  f, indent=1)
+    with open(os.path.join(args.out, "zarr_rows.json"), "w") as f:
+        json.dump(our_rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
