@@ -6,7 +6,7 @@ implementations and timing protocol, imported from it) on zarr-python,
 zarr-python with the zarrs pipeline, tensorstore, and this package in both
 storage orders (through bench/zarr_worker.R). Instead of one implementation
 after the other, each repeat of an operation runs every contender once, in
-an order that rotates from repeat to repeat. A run of 128 MiB writes is
+an order shuffled for each repeat. A run of 128 MiB writes is
 sensitive to what the file system did in the minutes before it (ext4 scans
 recently deleted inodes when it allocates new ones), so contenders timed
 minutes apart are not timed under the same conditions; taking turns puts
@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -133,17 +134,22 @@ def median(runs):
     return runs[len(runs) // 2]
 
 
-def in_turns(contenders, op, layout, repeats):
+def in_turns(contenders, op, layout, repeats, rng):
     """Each contender's runs of `op`: one untimed warm-up each, then
-    `repeats` rounds in which every contender runs once, the order rotating."""
+    `repeats` rounds in which every contender runs once, in a shuffled
+    order. Not a rotation: that would give each contender the same
+    predecessor every round, and a write is slowed by the writeback and
+    freed blocks its predecessor left (one contender always ran right
+    after tensorstore's shard writes and was 20% slower for it)."""
     for c in contenders:
         getattr(c, op)(layout)
     runs = {c.name: [] for c in contenders}
-    for k in range(repeats):
-        turn = contenders[k % len(contenders):] + contenders[:k % len(contenders)]
+    for _ in range(repeats):
+        turn = list(contenders)
+        rng.shuffle(turn)
         for c in turn:
             runs[c.name].append(getattr(c, op)(layout))
-    return {name: median(r) for name, r in runs.items()}
+    return {name: (median(r), min(r)) for name, r in runs.items()}
 
 
 def main():
@@ -152,6 +158,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--data-dir", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int, default=1, help="of the order in which contenders take turns")
     args = ap.parse_args()
     pb = load_peers(args.peers)
     os.makedirs(args.out, exist_ok=True)
@@ -175,6 +182,7 @@ def main():
     contenders = peers + ours
     rows = {c.name: [] for c in contenders}
     our_rows = []
+    rng = random.Random(args.seed)
     for layout in pb.LAYOUTS:
         result = {c.name: {"impl": c.name, "layout": layout} for c in contenders}
         for c in ours:
@@ -185,8 +193,10 @@ def main():
                     if not c.check(layout):
                         raise RuntimeError(f"{c.name} read back wrong values ({layout})")
                     result[c.name]["stored_bytes"] = c.stored(layout)
-            for name, (wall, cpu) in in_turns(contenders, op, layout, args.repeats).items():
+            for name, ((wall, cpu), (best, _)) in in_turns(contenders, op, layout, args.repeats,
+                                                           rng).items():
                 result[name][f"{op}_s"], result[name][f"{op}_cpu"] = wall, cpu
+                result[name][f"{op}_min_s"] = best
         for c in ours:
             result[c.name]["read_1thread_s"] = worker.call("read1", layout, c.order)["wall"]
             result[c.name]["read_peak_bytes"] = (
@@ -201,7 +211,7 @@ def main():
     meta = (f"python {platform.python_version()}, numpy {np.__version__}, zarr {zarr.__version__}, "
             f"zarrs {version('zarrs')}, tensorstore {version('tensorstore')}, numcodecs "
             f"{numcodecs.__version__}; {os.cpu_count()} CPUs; repeats={args.repeats} (median), "
-            f"every contender in turn (the order rotating); page cache warm; R worker threads "
+            f"every contender in turn (shuffled each repeat); page cache warm; R worker threads "
             f"{threads}; runs disturbed by other processes (>0.15 cores, kept after 5 tries): "
             + (", ".join(f"{lab} ({c})" for lab, c in pb.NOISY) if pb.NOISY else "none"))
     with open(os.path.join(args.out, "peers.json"), "w") as f:

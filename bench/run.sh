@@ -24,7 +24,7 @@ data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 # The peers and this package take turns on each repeat (bench/interleaved.py);
 # zarr_bench.R then adds read scaling and the hierarchy figures.
-"$venv/bin/python" bench/interleaved.py "$peers" --repeats "${REPEATS:-5}" \
+"$venv/bin/python" bench/interleaved.py "$peers" --repeats "${REPEATS:-9}" \
   --data-dir "$data" --out bench/results
-Rscript bench/zarr_bench.R "${REPEATS:-5}" bench/results/zarr.json bench/results/zarr_rows.json
+Rscript bench/zarr_bench.R "${REPEATS:-9}" bench/results/zarr.json bench/results/zarr_rows.json
 Rscript bench/report.R bench/results
