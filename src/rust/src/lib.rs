@@ -14,6 +14,7 @@ pub mod pages;
 pub mod pool;
 pub mod selection;
 pub mod store;
+pub mod words;
 
 #[cfg(feature = "r")]
 pub mod r;
