@@ -119,8 +119,12 @@ engine_selection <- function(selection, shape, what) {
                                       what, format(s[bad][1L]), d, format(shape[d])))
     }
     n <- length(s)
-    if (n > 0L && s[n] - s[1L] == n - 1 && (n == 1L || all(diff(s) == 1))) {
-      structure(c(s[1L] - 1, n), zarr_range = TRUE)
+    # Whole numbers rising strictly from s[1] to s[1] + n - 1 are consecutive;
+    # is.unsorted() tells without the vector diff() would allocate.
+    if (n > 0L && s[n] - s[1L] == n - 1 && (n == 1L || !is.unsorted(s, strictly = TRUE))) {
+      r <- c(s[1L] - 1, n)
+      attr(r, "zarr_range") <- TRUE
+      r
     } else {
       s - 1
     }
@@ -137,8 +141,8 @@ array_what <- function(arr) sprintf("array '%s'", arr$path)
 # Read a selection. With `as_array`, the result is an array for any number
 # of dimensions, with the array's dimension names; the engine sets these
 # attributes, since setting them in R would copy the result.
-array_read <- function(arr, handle, selection, as_array = FALSE) {
-  sel <- engine_selection(selection, arr$shape, array_what(arr))
+array_read <- function(arr, handle, selection, as_array = FALSE, shape = arr$shape) {
+  sel <- engine_selection(selection, shape, array_what(arr))
   dim_names <- if (as_array) names(dimnames(arr)) else NULL
   zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
                           as_array, dim_names))

@@ -32,8 +32,7 @@ is_empty_arg <- function(a) is.symbol(a) && identical(as.character(a), "")
 
 # The indices per dimension of a call to `[` or `[<-`, as positive 1-based
 # vectors (NULL for a missing index = whole dimension).
-index_args <- function(x, args, env) {
-  shape <- x$shape
+index_args <- function(x, args, env, shape = x$shape) {
   nd <- length(shape)
   if (length(args) == 1L && nd != 1L) {
     if (is_empty_arg(args[[1L]])) {
@@ -98,15 +97,16 @@ resolve_index <- function(i, n, names, d, what) {
 #' @export
 `[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
   args <- call_index_args(sys.call(), "drop")
-  nd <- length(x$shape)
+  shape <- x$shape
+  nd <- length(shape)
   # x[] (and x[drop = ]) is the whole array, unchanged, as in base R.
   if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) return(as.array(x))
   if (length(args) == 1L && nd != 1L) return(index_points(x, eval(args[[1L]], parent.frame())))
-  sel <- index_args(x, args, parent.frame())
+  sel <- index_args(x, args, parent.frame(), shape)
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
     return(empty_result(x, sel, drop))
   }
-  out <- array_read(x, array_engine(x), sel, as_array = TRUE)
+  out <- array_read(x, array_engine(x), sel, as_array = TRUE, shape = shape)
   if (drop) drop(out) else out
 }
 
