@@ -1143,6 +1143,32 @@ mod tests {
         assert_eq!(dst, vec![0, 3, 1, 4, 2, 5]);
     }
 
+    /// `strided_copy` of `src` (strides `ss`) into a zeroed buffer of `n`
+    /// elements (strides `ds`) with `f`, then of that back into a zeroed
+    /// buffer like `src` with `g` over the same spans reversed.
+    fn copy_there_and_back<T: Copy + Default + 'static>(
+        src: &[T],
+        ss: &[usize],
+        ds: &[usize],
+        n: usize,
+        spans: &[Vec<Span>],
+        f: impl Fn(T) -> T,
+        g: impl Fn(T) -> T,
+    ) -> (Vec<T>, Vec<T>) {
+        let mut got = vec![T::default(); n];
+        let mut back = vec![T::default(); src.len()];
+        let back_spans: Vec<Vec<Span>> = spans
+            .iter()
+            .map(|d| d.iter().map(|&(a, b, n)| (b, a, n)).collect())
+            .collect();
+        // SAFETY: the callers' spans lie inside both buffers.
+        unsafe {
+            strided_copy(src.as_ptr(), ss, got.as_mut_ptr(), ds, spans, &f);
+            strided_copy(got.as_ptr(), ds, back.as_mut_ptr(), ss, &back_spans, &g);
+        }
+        (got, back)
+    }
+
     #[test]
     fn word_transposes_match_element_by_element_copies() {
         // 2-d copies of 8-byte elements take the word-transposing path
@@ -1166,26 +1192,9 @@ mod tests {
                 }
             }
         }
-        let mut got = vec![0u64; want.len()];
-        // SAFETY: every span lies inside both buffers.
-        unsafe { strided_copy(src.as_ptr(), &ss, got.as_mut_ptr(), &ds, &spans, &|v| v + 1) };
+        let (got, back) =
+            copy_there_and_back(&src, &ss, &ds, want.len(), &spans, |v| v + 1, |v| v * 2);
         assert_eq!(got, want);
-        let mut back = vec![0u64; src.len()];
-        let back_spans: Vec<Vec<Span>> = spans
-            .iter()
-            .map(|d| d.iter().map(|&(a, b, n)| (b, a, n)).collect())
-            .collect();
-        // SAFETY: as above.
-        unsafe {
-            strided_copy(
-                got.as_ptr(),
-                &ds,
-                back.as_mut_ptr(),
-                &ss,
-                &back_spans,
-                &|v| v * 2,
-            )
-        };
         for &(a1, _, n1) in &spans[1] {
             for j in 0..n1 {
                 for &(a0, _, n0) in &spans[0] {
@@ -1227,25 +1236,9 @@ mod tests {
                 }
             }
         }
-        let mut got = vec![0u32; want.len()];
-        unsafe { strided_copy(src.as_ptr(), &ss, got.as_mut_ptr(), &ds, &spans, &|v| v + 1) };
+        let (got, back) = copy_there_and_back(&src, &ss, &ds, want.len(), &spans, |v| v + 1, |v| v);
         assert_eq!(got, want);
-        // and back: column-major source, C-order destination
-        let mut back = vec![0u32; src.len()];
-        let back_spans: Vec<Vec<Span>> = spans
-            .iter()
-            .map(|d| d.iter().map(|&(a, b, n)| (b, a, n)).collect())
-            .collect();
-        unsafe {
-            strided_copy(
-                got.as_ptr(),
-                &ds,
-                back.as_mut_ptr(),
-                &ss,
-                &back_spans,
-                &|v| v,
-            )
-        };
+        // back: column-major source, C-order destination
         for (i, (&b, &s0)) in back.iter().zip(&src).enumerate() {
             let (r, c) = (i / ss[0], (i / ss[1]) % shape[1]);
             let selected = spans[0].iter().any(|&(a, _, n)| (a..a + n).contains(&r))

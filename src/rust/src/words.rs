@@ -109,30 +109,20 @@ mod tests {
                         }
                     })
                     .collect();
-                let mut dst = vec![u64::MAX; cols * dst_step];
-                // SAFETY: both blocks lie inside their vectors.
-                unsafe {
-                    transpose_words(
-                        src.as_ptr(),
-                        src_step,
-                        dst.as_mut_ptr(),
-                        dst_step,
-                        rows,
-                        cols,
-                    )
+                let run = |scalar: bool| {
+                    let mut out = vec![u64::MAX; cols * dst_step];
+                    let (sp, dp) = (src.as_ptr(), out.as_mut_ptr());
+                    // SAFETY: both blocks lie inside their vectors.
+                    unsafe {
+                        if scalar {
+                            transpose_scalar(sp, src_step, dp, dst_step, 0..rows, 0..cols)
+                        } else {
+                            transpose_words(sp, src_step, dp, dst_step, rows, cols)
+                        }
+                    };
+                    out
                 };
-                let mut plain = vec![u64::MAX; cols * dst_step];
-                // SAFETY: as above.
-                unsafe {
-                    transpose_scalar(
-                        src.as_ptr(),
-                        src_step,
-                        plain.as_mut_ptr(),
-                        dst_step,
-                        0..rows,
-                        0..cols,
-                    )
-                };
+                let (dst, plain) = (run(false), run(true));
                 assert_eq!(dst, plain, "{rows}x{cols}: the word-by-word copy differs");
                 for c in 0..cols {
                     for r in 0..rows {
