@@ -187,10 +187,10 @@ const TILE: usize = 16;
 /// accesses stride through memory a whole row or column at a time.
 ///
 /// When both sides hold the same 8-byte type (float64 or int64 read into
-/// or written from R) and each is contiguous along its own dimension, a
-/// tile's words are first moved as they are (`words::transpose_words`,
-/// four by four) and `f` then runs over the tile's destination runs in
-/// place, where the loop vectorises.
+/// or written from R) and each is contiguous along its own dimension, the
+/// words are first moved as they are (`copy_words`, four by four) and `f`
+/// then runs over whole destination runs in place, where the loop
+/// vectorises.
 #[inline(always)]
 unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
     src: *const S,
@@ -264,6 +264,7 @@ unsafe fn copy_words<S: Copy, D: Copy>(
             c1 - c0,
         );
         for c in c0..c1 {
+            // The caller checked that S and D are one type.
             map_in_place(
                 std::slice::from_raw_parts_mut(dp.add(c * dstep) as *mut S, long),
                 f,
@@ -272,16 +273,17 @@ unsafe fn copy_words<S: Copy, D: Copy>(
     }
 }
 
-/// `x = f(x)` over a run whose elements are of `f`'s source type `S`,
-/// which is also its destination type (the caller checked). Not inlined,
-/// so that the loop vectorises as `map_run`'s does.
+/// `x = f(x)` over a run whose elements are of `f`'s source type `S`.
+/// Not inlined, so that the loop vectorises as `map_run`'s does.
+///
+/// # Safety
+/// `S` and `D` must be the same type.
 #[inline(never)]
-fn map_in_place<S: Copy, D: Copy>(xs: &mut [S], f: &impl Fn(S) -> D) {
+unsafe fn map_in_place<S: Copy, D: Copy>(xs: &mut [S], f: &impl Fn(S) -> D) {
     debug_assert_eq!(std::mem::size_of::<S>(), std::mem::size_of::<D>());
     for x in xs.iter_mut() {
         let v = f(*x);
-        // SAFETY: S and D are the same type.
-        *x = unsafe { std::mem::transmute_copy::<D, S>(&v) };
+        *x = std::mem::transmute_copy::<D, S>(&v);
     }
 }
 
