@@ -64,16 +64,15 @@ run_once <- function(fn) {
   }
 }
 
-# Median wall time (and its cpu/wall) of `reps` runs, after one warm-up.
-timed <- function(fn, reps, before = NULL) {
-  if (!is.null(before)) before()
-  fn()
-  runs <- t(vapply(seq_len(reps), function(k) {
-    if (!is.null(before)) before()
-    run_once(fn)
-  }, numeric(2)))
-  runs[order(runs[, "wall"])[ceiling(reps / 2)], ]
+# The median run (wall, cpu) of `reps` calls of run(), which times itself
+# and returns c(wall, cpu), after one untimed warm-up call.
+median_of <- function(run, reps) {
+  run()
+  median_run(t(vapply(seq_len(reps), function(k) run(), numeric(2))))
 }
+
+# Median wall time (and its cpu/wall) of `reps` timed runs of fn().
+timed <- function(fn, reps) median_of(function() run_once(fn), reps)
 
 # Peak resident memory of one full read of the array at `path`, above what
 # the process held before it, in a fresh R process: here, the read would

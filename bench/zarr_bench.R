@@ -31,12 +31,11 @@ if (!is.na(rows_file)) {
   for (layout in c("none", "zstd1", "lz4", "shard")) {
     for (order in c("F", "C")) {
       w <- workload(data, data_dir, layout, order)
-      runs <- function(fn) median_run(t(vapply(seq_len(repeats + 1), function(k) fn(), numeric(2)))[-1, , drop = FALSE])
-      wr <- runs(w$write)
+      wr <- median_of(w$write, repeats)
       stopifnot(w$check())
-      r <- runs(w$read)
-      s <- runs(w$subset)
-      r1 <- runs(w$read_1thread)
+      r <- median_of(w$read, repeats)
+      s <- median_of(w$subset, repeats)
+      r1 <- median_of(w$read_1thread, repeats)
       row <- list(impl = sprintf("zarr (R, %s order)", order), layout = layout, order = order,
                   write_s = wr[["wall"]], write_cpu = wr[["cpu"]], stored_bytes = w$stored(),
                   read_s = r[["wall"]], read_cpu = r[["cpu"]], subset_s = s[["wall"]], subset_cpu = s[["cpu"]],
