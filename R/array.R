@@ -8,6 +8,11 @@
 #' scatters chunks in parallel straight into the R result
 #' ([zarr_num_threads()] threads).
 #'
+#' The array's metadata document is the one read (or written) when the
+#' node was opened: reads and writes do not fetch it again, which saves a
+#' request per array on an HTTP store. A change another process makes to
+#' the document is seen by opening the node again.
+#'
 #' Elements equal to the fill value read as `NA` (not for bool arrays), and
 #' `NA` is written as the fill value. A chunk whose elements all equal the
 #' fill value is not stored (an existing one is removed); a missing chunk
@@ -82,9 +87,7 @@ zarr_array <- R6::R6Class("zarr_array",
   private = list(
     .handle = NULL,
     engine = function() {
-      if (is.null(private$.handle)) {
-        private$.handle <- zarr_call(rz_array_open(store_handle(private$.store), node_key_path(self$path)))
-      }
+      if (is.null(private$.handle)) private$.handle <- open_array_engine(private$.store, self$path)
       private$.handle
     },
     metadata_changed = function() {
@@ -93,6 +96,16 @@ zarr_array <- R6::R6Class("zarr_array",
     }
   )
 )
+
+# The engine's handle of the array at `path`: from the metadata document
+# the store object read or wrote last (node_json_get()), so that the store
+# is not read again; from the store when it has none.
+open_array_engine <- function(store, path) {
+  key <- node_key_path(path)
+  txt <- node_json_get(store, key)
+  if (is.null(txt)) return(zarr_call(rz_array_open(store_handle(store), key)))
+  zarr_call(rz_array_attach(store_handle(store), key, txt))
+}
 
 # A selection for the engine: per dimension either c(start0, count) with
 # attribute zarr_range, or a vector of 0-based indices. `what` names the array.

@@ -31,6 +31,7 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase = function(key) {
       zarr_call(rz_store_erase(private$handle, key))
+      node_json_forget(self, key)
       invisible(TRUE)
     },
     #' @description Remove every key that starts with a prefix.
@@ -38,6 +39,7 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase_prefix = function(prefix) {
       zarr_call(rz_store_erase_prefix(private$handle, as_prefix(prefix)))
+      node_json_forget(self, as_prefix(prefix), below = TRUE)
       invisible(TRUE)
     },
     #' @description Whether a key exists.
@@ -91,6 +93,7 @@ zarr_store <- R6::R6Class("zarr_store",
     set = function(key, value) {
       if (!is.raw(value)) zarr_abort("argument", sprintf("the value for key '%s' must be a raw vector", key))
       zarr_call(rz_store_set(private$handle, key, value))
+      node_json_forget(self, key)
       invisible(self)
     },
     #' @description Store a value under a key unless the key exists.
@@ -158,7 +161,9 @@ zarr_store <- R6::R6Class("zarr_store",
     handle = NULL,
     .version = 3L,
     .consolidated = NULL,
-    .consolidated_parents = NULL
+    .consolidated_json = NULL,
+    .consolidated_parents = NULL,
+    .node_json = NULL
   )
 )
 
@@ -296,6 +301,7 @@ store_clear <- function(self, private) {
   keep <- c("zarr.json", ".zgroup", ".zattrs")
   saved <- lapply(keep, self$get)
   zarr_call(rz_store_erase_prefix(private$handle, ""))
+  node_json_forget(self, "", below = TRUE)
   for (i in seq_along(keep)) if (!is.null(saved[[i]])) self$set(keep[[i]], saved[[i]])
   invisible(TRUE)
 }
@@ -326,25 +332,80 @@ store_get_metadata <- function(self, prefix) {
   if (!nzchar(path)) {
     priv <- store_private(self)
     priv$.version <- as.integer(meta$zarr_format)
-    priv$.consolidated <- consolidated_entries(self, meta)
+    priv$.consolidated <- consolidated_entries(self, meta, txt)
   }
+  if (identical(meta$node_type, "array")) node_json_put(self, path, txt)
   meta
 }
 
 # The node documents of consolidated metadata: in the root zarr.json (v3),
-# or in .zmetadata (v2). NULL when there are none.
-consolidated_entries <- function(store, root_meta) {
+# or in .zmetadata (v2). NULL when there are none. Their JSON texts are
+# kept too (see node_json_get()).
+consolidated_entries <- function(store, root_meta, root_txt) {
+  priv <- store_private(store)
   if (identical(as.integer(root_meta$zarr_format), 3L)) {
     entries <- root_meta$consolidated_metadata$metadata
-    return(if (is.list(entries)) entries else NULL)
+    if (!is.list(entries)) return(NULL)
+    priv$.consolidated_json <- zarr_call(rz_consolidated_v3(root_txt))
+    return(entries)
   }
   raw <- store$get(".zmetadata")
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
   docs <- with_context(zarr_call(rz_consolidated_v2(txt)), "'.zmetadata'")
+  priv$.consolidated_json <- docs
   entries <- lapply(docs, parse_json)
   entries[nzchar(names(entries))]
+}
+
+# The metadata documents of arrays as this store object last read or wrote
+# them, as JSON text by node path: an array's engine is opened from them
+# (zarr_array's engine()) instead of reading the store again, which costs
+# a request per array over HTTP. Writing or erasing a node's documents
+# through the store forgets its text.
+node_json_get <- function(store, path) {
+  priv <- store_private(store)
+  env <- priv$.node_json
+  if (!is.null(env) && !is.null(txt <- env[[paste0("/", path)]])) return(txt)
+  cons <- priv$.consolidated_json
+  if (nzchar(path) && path %in% names(cons)) cons[[path]] else NULL
+}
+
+node_json_put <- function(store, path, txt) {
+  priv <- store_private(store)
+  if (is.null(priv$.node_json)) priv$.node_json <- new.env(hash = TRUE, parent = emptyenv())
+  # "/" first: the root's path "" is not a valid name in an environment.
+  assign(paste0("/", path), txt, envir = priv$.node_json)
+  invisible(NULL)
+}
+
+# Forget the text of the node whose document `key` is, or with `below`,
+# of every node below the prefix `key`.
+node_json_forget <- function(store, key, below = FALSE) {
+  priv <- store_private(store)
+  drop_cons <- function(paths) {
+    cons <- priv$.consolidated_json
+    if (length(paths) && any(names(cons) %in% paths)) priv$.consolidated_json <- cons[!names(cons) %in% paths]
+  }
+  if (below) {
+    in_prefix <- function(p) !nzchar(key) || startsWith(paste0(p, "/"), key)
+    if (!is.null(priv$.node_json)) {
+      names <- ls(priv$.node_json, all.names = TRUE)
+      rm(list = names[vapply(substring(names, 2L), in_prefix, logical(1))], envir = priv$.node_json)
+    }
+    cons <- names(priv$.consolidated_json)
+    drop_cons(cons[vapply(cons, in_prefix, logical(1))])
+    return(invisible(NULL))
+  }
+  name <- sub("^.*/", "", key)
+  if (!name %in% c("zarr.json", ".zarray", ".zattrs")) return(invisible(NULL))
+  path <- if (grepl("/", key, fixed = TRUE)) sub("/[^/]*$", "", key) else ""
+  if (!is.null(priv$.node_json) && exists(paste0("/", path), envir = priv$.node_json, inherits = FALSE)) {
+    rm(list = paste0("/", path), envir = priv$.node_json)
+  }
+  drop_cons(path)
+  invisible(NULL)
 }
 
 # The paths of the nodes directly below `prefix`: from consolidated
@@ -390,6 +451,7 @@ store_set_metadata <- function(self, prefix, metadata) {
   for (name in names(docs)) {
     self$set(if (nzchar(path)) paste(path, name, sep = "/") else name, charToRaw(enc2utf8(docs[[name]])))
   }
+  if (identical(kind, "array")) node_json_put(self, path, txt)
   # Keep the consolidated view of this session in step with the store.
   if (nzchar(path) && !is.null(store_private(self)$.consolidated)) {
     priv <- store_private(self)

@@ -55,6 +55,9 @@ test_that("an HTTP store opens a consolidated hierarchy with one metadata reques
   # the root zarr.json is the only request
   expect_identical(as.integer(stats$requests), 1L)
   expect_identical(z[["/b"]][2:3, 4], c(14, 15) / 4)
+  # reading an array adds one request, for its chunk: its metadata
+  # document came with the root's
+  expect_identical(as.integer(http_stats(server)$requests), 2L)
   expect_identical(z[["/g/a"]]$read(), bit64::as.integer64(c("9007199254740993", NA, "-3")))
 })
 

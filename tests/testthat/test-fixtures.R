@@ -100,6 +100,28 @@ test_that("every numeric v3 fixture array reads back exactly", {
   expect_gt(exact, 200L)
 })
 
+test_that("an array's engine opened from the document read at open equals one read from the store", {
+  skip_if_no_shared()
+  root <- file.path(shared_dir(), "fixtures", "zarr-python")
+  stores <- list()
+  same <- 0L
+  for (e in fixture_manifest()$arrays) {
+    if (is.null(stores[[e$store]])) stores[[e$store]] <- open_zarr(file.path(root, e$store), read_only = TRUE)
+    z <- stores[[e$store]]
+    arr <- z[[paste0("/", e$path)]]
+    key <- zarr:::node_key_path(arr$path)
+    # the text the engine is opened from is what the store object read at open
+    txt <- zarr:::node_json_get(z$store, key)
+    expect_type(txt, "character")
+    handle <- zarr:::open_array_engine(z$store, arr$path)
+    fresh <- zarr:::rz_array_open(zarr:::store_handle(z$store), key)
+    ok <- identical(zarr:::rz_array_metadata(handle), zarr:::rz_array_metadata(fresh))
+    expect_true(ok, label = paste0(e$store, "/", e$path))
+    same <- same + ok
+  }
+  expect_identical(same, 294L)
+})
+
 test_that("every fixture array is in a supported format (none skipped)", {
   skip_if_no_shared()
   why <- vapply(fixture_manifest()$arrays, fixture_unsupported, character(1))

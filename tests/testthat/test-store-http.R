@@ -172,6 +172,24 @@ test_that("a zarr_array over an HTTP store reads what was written", {
   expect_identical(a[140:150, 1:3], http_fixture_matrix()[140:150, 1:3])
 })
 
+test_that("reading an array over HTTP fetches its chunks and no metadata again", {
+  dir <- http_fixture()
+  v2 <- file.path(dir, "arr-v2.zarr")
+  if (!dir.exists(v2)) as_zarr(http_fixture_matrix(), location = v2, zarr_format = 2L)
+  server <- local_http_server(dir)
+  for (name in c("arr.zarr", "arr-v2.zarr")) {
+    z <- open_zarr(paste0(server$url, "/", name))
+    arr <- z[["/"]]
+    chunks <- setdiff(http_files_below(file.path(dir, name)), c("zarr.json", ".zarray", ".zattrs", ".zgroup"))
+    expect_gt(length(chunks), 1L)
+    http_reset(server)
+    expect_identical(arr[], http_fixture_matrix(), label = name)
+    # one request per chunk: the metadata document(s) read by open_zarr()
+    # are not fetched again
+    expect_identical(as.integer(http_stats(server)$requests), length(chunks), label = name)
+  }
+})
+
 test_that("writes raise zarr_error_read_only; listings are unsupported", {
   dir <- http_fixture()
   server <- local_http_server(dir)

@@ -361,3 +361,28 @@ test_that("print() of a store runs and names its kind", {
   path <- local_store_path()
   expect_output(print(zarr_localstore$new(path)), "Local file system store")
 })
+
+test_that("an array is opened from the document its store read, until that document is rewritten", {
+  for (s in new_stores()) {
+    info <- class(s)[1]
+    s$create_group("", "")
+    s$create_array("/", "x", define_array("int32", 4))
+    root <- zarr_group$new("", s$get_metadata("/"), NULL, s)
+    a <- zarr_array$new("x", s$get_metadata("/x"), root, s)
+    a[] <- 1:4
+    expect_type(zarr:::node_json_get(s, "x"), "character")
+    # Rewritten behind the store's metadata functions: shape 6. The kept
+    # text is forgotten, so a new array object reads the new document.
+    doc <- jsonlite::fromJSON(rawToChar(s$get("x/zarr.json")), simplifyVector = FALSE)
+    doc$shape <- list(6L)
+    s$set("x/zarr.json", charToRaw(as.character(jsonlite::toJSON(doc, auto_unbox = TRUE, null = "null"))))
+    expect_null(zarr:::node_json_get(s, "x"), info = info)
+    b <- zarr_array$new("x", doc, root, s)
+    expect_identical(b$read(), c(1:4, NA, NA), info = info)
+    # set_metadata() keeps the text it wrote
+    s$set_metadata("/x", doc)
+    expect_type(zarr:::node_json_get(s, "x"), "character")
+    s$erase_prefix("x/")
+    expect_null(zarr:::node_json_get(s, "x"), info = info)
+  }
+})

@@ -351,6 +351,53 @@ fn rz_array_open(store: Robj, path: &str) -> Robj {
     guard(|| Ok(array_value(Array::open(store_of(&store)?, path)?)))
 }
 
+/// The array at `path` from its R-form metadata `json` (as
+/// rz_node_metadata gave it), without reading the store.
+/// @noRd
+#[extendr]
+fn rz_array_attach(store: Robj, path: &str, json: &str) -> Robj {
+    guard(|| {
+        let what = format!("array '/{}'", path.trim_start_matches('/'));
+        match metadata::parse_r_form(json.as_bytes()).map_err(|e| e.context(&what))? {
+            NodeMetadata::Array(m) => Ok(array_value(Array::with_metadata(
+                store_of(&store)?,
+                path,
+                m,
+            )?)),
+            NodeMetadata::Group(_) => Err(ZarrError::Metadata(format!(
+                "'/{}' is a group, not an array",
+                path.trim_start_matches('/')
+            ))),
+        }
+    })
+}
+
+/// The node documents of a canonical root document's consolidated
+/// metadata (as rz_node_metadata gives it), as JSON texts named by path;
+/// NULL when it has none.
+/// @noRd
+#[extendr]
+fn rz_consolidated_v3(text: &str) -> Robj {
+    guard(|| {
+        let doc: serde_json::Value = serde_json::from_str(text)?;
+        let Some(serde_json::Value::Object(entries)) =
+            doc.pointer("/consolidated_metadata/metadata")
+        else {
+            return Ok(().into());
+        };
+        let mut paths = Vec::with_capacity(entries.len());
+        let mut docs = Vec::with_capacity(entries.len());
+        for (path, entry) in entries {
+            paths.push(path.clone());
+            docs.push(serde_json::to_string(entry)?);
+        }
+        let mut v: Robj = strings(docs);
+        v.set_names(paths)
+            .map_err(|e| ZarrError::Type(e.to_string()))?;
+        Ok(v)
+    })
+}
+
 /// @noRd
 #[extendr]
 fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
@@ -774,6 +821,8 @@ extendr_module! {
     fn rz_consolidated_v2;
     fn rz_consolidate_v2;
     fn rz_array_open;
+    fn rz_array_attach;
+    fn rz_consolidated_v3;
     fn rz_array_create;
     fn rz_array_metadata;
     fn rz_array_read;
