@@ -13,6 +13,7 @@ pub mod metadata;
 pub mod pages;
 pub mod pool;
 pub mod selection;
+pub mod steer;
 pub mod store;
 pub mod words;
 

@@ -3,15 +3,22 @@
 //! rebuilt only when the requested thread count changes.
 
 use crate::error::{Result, ZarrError};
+use crate::steer::Steer;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-static POOL: Mutex<Option<(usize, Arc<ThreadPool>)>> = Mutex::new(None);
+/// The pool's threads, and what keeps them off the caller's CPU.
+pub struct Workers {
+    pub pool: ThreadPool,
+    steer: Steer,
+}
+
+static POOL: Mutex<Option<(usize, Arc<Workers>)>> = Mutex::new(None);
 
 /// The pool with `threads` workers (at least one).
-pub fn pool(threads: usize) -> Arc<ThreadPool> {
+pub fn pool(threads: usize) -> Arc<Workers> {
     let threads = threads.max(1);
     let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((n, p)) = guard.as_ref() {
@@ -19,13 +26,13 @@ pub fn pool(threads: usize) -> Arc<ThreadPool> {
             return Arc::clone(p);
         }
     }
-    let p = Arc::new(
-        ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("zarr-worker-{i}"))
-            .build()
-            .expect("the zarr thread pool could not be started"),
-    );
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("zarr-worker-{i}"))
+        .build()
+        .expect("the zarr thread pool could not be started");
+    let steer = Steer::of(&pool);
+    let p = Arc::new(Workers { pool, steer });
     *guard = Some((threads, Arc::clone(&p)));
     p
 }
@@ -121,7 +128,13 @@ pub fn run_tasks<T: Sync>(
             }
         }
     };
-    pool(total.max(2) - 1).in_place_scope(|s| {
+    let workers = pool(total.max(2) - 1);
+    if rayon::current_thread_index().is_none() {
+        // The caller is about to wake idle workers and work alongside
+        // them (see steer.rs).
+        workers.steer.away_from_caller();
+    }
+    workers.pool.in_place_scope(|s| {
         for _ in 1..used {
             s.spawn(|_| with_budget(share, total, work));
         }
@@ -235,9 +248,9 @@ mod tests {
     #[test]
     fn pool_has_the_requested_threads_and_is_reused() {
         let a = super::pool(2);
-        assert_eq!(a.current_num_threads(), 2);
+        assert_eq!(a.pool.current_num_threads(), 2);
         let b = super::pool(2);
         assert!(std::sync::Arc::ptr_eq(&a, &b));
-        assert_eq!(super::pool(0).current_num_threads(), 1);
+        assert_eq!(super::pool(0).pool.current_num_threads(), 1);
     }
 }
