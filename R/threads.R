@@ -7,6 +7,10 @@
 #' `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does), at most 2 threads
 #' are used.
 #'
+#' A process forked after a read or write (`parallel::mclapply()`,
+#' `parallel::mcparallel()`) starts a pool of its own on its first read: the
+#' parent's threads do not exist in the child.
+#'
 #' @return A single positive integer.
 #' @export
 #' @examples

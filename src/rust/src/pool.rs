@@ -15,16 +15,26 @@ pub struct Workers {
     steer: Steer,
 }
 
-static POOL: Mutex<Option<(usize, Arc<Workers>)>> = Mutex::new(None);
+/// The pool: its thread count, the process it was made in, its workers.
+static POOL: Mutex<Option<(usize, u32, Arc<Workers>)>> = Mutex::new(None);
 
 /// The pool with `threads` workers (at least one).
+///
+/// A pool made before the process forked (`parallel::mclapply()`) has no
+/// threads in the child: work handed to it would never run and the caller
+/// would wait for ever. The child gets a pool of its own; the inherited
+/// one is never dropped, since its threads are not there to be told.
 pub fn pool(threads: usize) -> Arc<Workers> {
     let threads = threads.max(1);
+    let pid = std::process::id();
     let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((n, p)) = guard.as_ref() {
-        if *n == threads {
-            return Arc::clone(p);
+    match guard.take() {
+        Some((n, made_in, p)) if made_in == pid && n == threads => {
+            *guard = Some((n, made_in, Arc::clone(&p)));
+            return p;
         }
+        Some((_, made_in, p)) if made_in != pid => std::mem::forget(p),
+        _ => {}
     }
     let pool = ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -33,7 +43,7 @@ pub fn pool(threads: usize) -> Arc<Workers> {
         .expect("the zarr thread pool could not be started");
     let steer = Steer::of(&pool);
     let p = Arc::new(Workers { pool, steer });
-    *guard = Some((threads, Arc::clone(&p)));
+    *guard = Some((threads, pid, Arc::clone(&p)));
     p
 }
 
