@@ -159,6 +159,8 @@ def main():
     ap.add_argument("--data-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1, help="of the order in which contenders take turns")
+    ap.add_argument("--writes-only", action="store_true",
+                    help="time only the writes; results go to peers_writes.json and zarr_writes.json")
     args = ap.parse_args()
     pb = load_peers(args.peers)
     os.makedirs(args.out, exist_ok=True)
@@ -171,7 +173,7 @@ def main():
     from importlib.metadata import version
 
     data = pb.make_data()
-    refs = pb.bench_physical(data, args.repeats)
+    refs = [] if args.writes_only else pb.bench_physical(data, args.repeats)
     for label, nb, t in refs:
         print(f"{label}: {t:.4f} s, {nb / t / 1e9:.2f} GB/s", flush=True)
 
@@ -187,7 +189,7 @@ def main():
         result = {c.name: {"impl": c.name, "layout": layout} for c in contenders}
         for c in ours:
             result[c.name]["order"] = c.order
-        for op in ("write", "read", "subset"):
+        for op in ("write",) if args.writes_only else ("write", "read", "subset"):
             if op == "read":
                 for c in contenders:
                     if not c.check(layout):
@@ -197,7 +199,7 @@ def main():
                                                            rng).items():
                 result[name][f"{op}_s"], result[name][f"{op}_cpu"] = wall, cpu
                 result[name][f"{op}_min_s"] = best
-        for c in ours:
+        for c in ours if not args.writes_only else ():
             result[c.name]["read_1thread_s"] = worker.call("read1", layout, c.order)["wall"]
             result[c.name]["read_peak_bytes"] = (
                 worker.call("peak", layout, c.order)["bytes"] if layout == "zstd1" else None)
@@ -214,11 +216,13 @@ def main():
             f"every contender in turn (shuffled each repeat); page cache warm; R worker threads "
             f"{threads}; runs disturbed by other processes (>0.15 cores, kept after 5 tries): "
             + (", ".join(f"{lab} ({c})" for lab, c in pb.NOISY) if pb.NOISY else "none"))
-    with open(os.path.join(args.out, "peers.json"), "w") as f:
+    tag = "_writes" if args.writes_only else ""
+    with open(os.path.join(args.out, f"peers{tag}.json"), "w") as f:
         json.dump({"meta": meta, "rows": [r for p in peers for r in rows[p.name]],
                    "physical": [{"label": lab, "bytes": b, "seconds": t} for lab, b, t in refs]},
                   f, indent=1)
-    with open(os.path.join(args.out, "zarr_rows.json"), "w") as f:
+    with open(os.path.join(args.out, "zarr_writes.json" if args.writes_only else "zarr_rows.json"),
+              "w") as f:
         json.dump(our_rows, f, indent=1)
 
 

@@ -63,6 +63,30 @@ if (!is.null(ours$rows[[1]]$write_min_s)) {
   }
 }
 
+# The same writes with the stores on tmpfs (bench/run.sh), when run.
+tmpfs_peers <- file.path(dir, "peers_writes.json")
+tmpfs_ours <- file.path(dir, "zarr_writes.json")
+if (file.exists(tmpfs_peers) && file.exists(tmpfs_ours)) {
+  tp <- jsonlite::fromJSON(tmpfs_peers, simplifyVector = FALSE)$rows
+  to <- jsonlite::fromJSON(tmpfs_ours, simplifyVector = FALSE)
+  best_tmpfs <- function(layout, field) {
+    v <- vapply(tp, function(r) if (identical(r$layout, layout)) num(r[[field]]) else NA_real_, 0)
+    list(s = min(v, na.rm = TRUE), impl = tp[[which.min(v)]]$impl)
+  }
+  lines <- c(lines, "", "## Writes with the stores on tmpfs",
+    "",
+    "The same write turns again, with every store in /dev/shm: what is left is each library's own work and",
+    "the kernel's page-cache copy, without ext4's state (which the deletions of the repeats keep changing).",
+    "",
+    "| layout | order | write s | ratio (median) | ratio (fastest run) | best peer (s) |", "|---|---|---:|---:|---:|---|")
+  for (r in to) {
+    w <- best_tmpfs(r$layout, "write_s")
+    lines <- c(lines, sprintf("| %s | %s | %.3f | %.2f | %.2f | %s (%.3f) |", r$layout, r$order, num(r$write_s),
+                              num(r$write_s) / w$s, num(r$write_min_s) / best_tmpfs(r$layout, "write_min_s")$s,
+                              w$impl, w$s))
+  }
+}
+
 phys <- peers$physical
 ref <- function(pattern) {
   for (p in phys) if (grepl(pattern, p$label, fixed = TRUE)) return(p$bytes / p$seconds / 1e9)

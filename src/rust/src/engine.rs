@@ -2,7 +2,7 @@
 //! decode and scatter them in parallel straight into a buffer R allocated
 //! (or gather, encode and store them for a write).
 
-use crate::codec::sharding::{ShardParts, Sharding};
+use crate::codec::sharding::{Buffers, ShardParts, Sharding};
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::dtype::{DataType, RType};
@@ -674,6 +674,7 @@ impl Array {
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
         let straight = self.stores_as_r(src.rtype, &strides);
+        let shard_buffers = Buffers::default();
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
             let key = self.chunk_key(&idx);
@@ -681,10 +682,14 @@ impl Array {
             if let (true, Some(sh)) = (covered, self.chain.partial_sharding()) {
                 let what = self.chunk_what(&key);
                 let enc = self
-                    .encode_shard_from(sh, c, &src)
+                    .encode_shard_from(sh, c, &src, &shard_buffers)
                     .map_err(|e| e.context(&what))?;
                 return match enc {
-                    Some(enc) => self.store.set_parts(&key, &enc.parts()),
+                    Some(enc) => {
+                        let stored = self.store.set_parts(&key, &enc.parts());
+                        shard_buffers.give_all(enc.into_buffers());
+                        stored
+                    }
                     None => self.store.erase(&key),
                 }
                 .map_err(|e| e.context(&what));
@@ -786,12 +791,13 @@ impl Array {
         sh: &Sharding,
         c: &[&DimChunk],
         src: &RBufPtr,
+        buffers: &Buffers,
     ) -> Result<Option<ShardParts>> {
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let inner_n: usize = sh.inner_shape.iter().product();
         let dtype = self.meta.data_type;
         let fill = &self.meta.fill_value.bytes;
-        sh.encode_shard_with(&self.chunk_shape(), |idx, buf| {
+        sh.encode_shard_with(&self.chunk_shape(), buffers, |idx, buf| {
             // This inner chunk's part of each dimension's runs, with chunk
             // positions made relative to the inner chunk.
             let spans: Vec<Vec<Span>> = c

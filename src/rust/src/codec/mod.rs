@@ -53,6 +53,11 @@ pub struct CodecContext<'a> {
 pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &'static str;
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>>;
+    /// `encode` into `out`, whose memory is reused (its contents are
+    /// replaced); None where the codec cannot, and `encode` must be used.
+    fn encode_into(&self, _input: &[u8], _out: &mut Vec<u8>) -> Option<Result<()>> {
+        None
+    }
     /// `decoded_len` is the size the output must have when this is the
     /// first codec after array -> bytes (lets decompressors allocate once).
     fn decode(
@@ -462,6 +467,41 @@ impl CodecChain {
         Ok(data)
     }
 
+    /// `encode` of `data` into `out`, reusing the memory of both: the
+    /// stored bytes replace `out`'s contents, and `data` is left holding
+    /// some buffer its caller may fill again (it may be `out`'s old one).
+    /// A chunk writer that keeps its buffers thus allocates nothing per
+    /// chunk. Chains other than bytes -> (bytes -> bytes codecs) encode as
+    /// `encode` does.
+    pub fn encode_into(
+        &self,
+        data: &mut Vec<u8>,
+        chunk_shape: &[usize],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let ArrayToBytes::Bytes { endian } = &self.array_to_bytes else {
+            *out = self.encode(std::mem::take(data), chunk_shape)?;
+            return Ok(());
+        };
+        if endian.is_some_and(|e| e != Endian::native()) {
+            bytes::swap_bytes(data, self.dtype.swap_unit());
+        }
+        let Some((last, rest)) = self.bytes_to_bytes.split_last() else {
+            std::mem::swap(data, out);
+            return Ok(());
+        };
+        for c in rest {
+            *data = c.encode(std::mem::take(data))?;
+        }
+        match last.encode_into(data, out) {
+            Some(done) => done,
+            None => {
+                *out = last.encode(std::mem::take(data))?;
+                Ok(())
+            }
+        }
+    }
+
     /// Native-endian elements of one chunk (laid out with `stored_strides`)
     /// -> stored bytes.
     pub fn encode(&self, data: Vec<u8>, chunk_shape: &[usize]) -> Result<Vec<u8>> {
@@ -508,6 +548,22 @@ mod tests {
             let chain = CodecChain::from_json(c.as_array().unwrap(), DataType::Float64, &[0; 8], 1)
                 .unwrap();
             let enc = chain.encode(data.clone(), &[data.len() / 8]).unwrap();
+            // encode_into gives the same bytes, whatever its buffers held
+            let mut input = data.clone();
+            let mut out = vec![7u8; 3 * data.len()];
+            chain
+                .encode_into(&mut input, &[data.len() / 8], &mut out)
+                .unwrap();
+            assert_eq!(out, enc, "chain {c}");
+            // and again with the buffers it left behind
+            input.clear();
+            input.extend_from_slice(&data);
+            let mut out2 = std::mem::take(&mut out);
+            out2.truncate(5);
+            chain
+                .encode_into(&mut input, &[data.len() / 8], &mut out2)
+                .unwrap();
+            assert_eq!(out2, enc, "chain {c}, buffers reused");
             assert_eq!(
                 chain.decode(enc, &[data.len() / 8], &ctx(&w)).unwrap(),
                 data,

@@ -196,12 +196,10 @@ fn stream_decode(input: &[u8], limit: Option<usize>) -> Result<(Vec<u8>, usize)>
     Ok((out, bad_frames))
 }
 
-impl BytesToBytes for Zstd {
-    fn name(&self) -> &'static str {
-        "zstd"
-    }
-
-    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+impl Zstd {
+    /// Compress `input` into `out` (its contents replaced, its memory
+    /// reused when large enough).
+    fn compress_into(&self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let fail = |e: std::io::Error| ZarrError::Codec(format!("zstd: compression failed: {e}"));
         COMPRESSOR.with(|cell| {
             let mut slot = cell.borrow_mut();
@@ -212,10 +210,29 @@ impl BytesToBytes for Zstd {
             c.set_compression_level(self.level).map_err(fail)?;
             c.set_parameter(CParameter::ChecksumFlag(self.checksum))
                 .map_err(fail)?;
+            out.clear();
+            out.reserve(zstd_safe::compress_bound(input.len()));
             // The one-shot compressor records the content size in the frame
             // header, which lets other readers allocate once too.
-            c.compress(&input).map_err(fail)
+            c.compress_to_buffer(input, out).map_err(fail)?;
+            Ok(())
         })
+    }
+}
+
+impl BytesToBytes for Zstd {
+    fn name(&self) -> &'static str {
+        "zstd"
+    }
+
+    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.compress_into(&input, &mut out)?;
+        Ok(out)
+    }
+
+    fn encode_into(&self, input: &[u8], out: &mut Vec<u8>) -> Option<Result<()>> {
+        Some(self.compress_into(input, out))
     }
 
     fn decode(
