@@ -1,6 +1,6 @@
 //! The package's own rayon pool. R owns the process, so we never touch
 //! rayon's global pool (another package may configure it); the pool is
-//! rebuilt only when the requested thread count changes.
+//! rebuilt only when the requested thread count changes, or in a forked child.
 
 use crate::error::{Result, ZarrError};
 use crate::steer::Steer;
