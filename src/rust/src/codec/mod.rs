@@ -471,20 +471,25 @@ impl CodecChain {
     /// stored bytes replace `out`'s contents, and `data` is left holding
     /// some buffer its caller may fill again (it may be `out`'s old one).
     /// A chunk writer that keeps its buffers thus allocates nothing per
-    /// chunk. Chains other than bytes -> (bytes -> bytes codecs) encode as
-    /// `encode` does.
+    /// chunk where the last codec can write into a given buffer (zstd).
     pub fn encode_into(
         &self,
         data: &mut Vec<u8>,
         chunk_shape: &[usize],
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let ArrayToBytes::Bytes { endian } = &self.array_to_bytes else {
-            *out = self.encode(std::mem::take(data), chunk_shape)?;
-            return Ok(());
-        };
-        if endian.is_some_and(|e| e != Endian::native()) {
-            bytes::swap_bytes(data, self.dtype.swap_unit());
+        match &self.array_to_bytes {
+            ArrayToBytes::Bytes { endian } => {
+                if endian.is_some_and(|e| e != Endian::native()) {
+                    bytes::swap_bytes(data, self.dtype.swap_unit());
+                }
+            }
+            ArrayToBytes::Sharding(s) => {
+                *data = s.encode_shard(data, &self.encoded_shape(chunk_shape))?;
+            }
+            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => {
+                return Err(ZarrError::Type("strings encode with encode_strings".into()))
+            }
         }
         let Some((last, rest)) = self.bytes_to_bytes.split_last() else {
             std::mem::swap(data, out);
@@ -504,24 +509,10 @@ impl CodecChain {
 
     /// Native-endian elements of one chunk (laid out with `stored_strides`)
     /// -> stored bytes.
-    pub fn encode(&self, data: Vec<u8>, chunk_shape: &[usize]) -> Result<Vec<u8>> {
-        let mut data = match &self.array_to_bytes {
-            ArrayToBytes::Bytes { endian } => {
-                let mut data = data;
-                if endian.is_some_and(|e| e != Endian::native()) {
-                    bytes::swap_bytes(&mut data, self.dtype.swap_unit());
-                }
-                data
-            }
-            ArrayToBytes::Sharding(s) => s.encode_shard(&data, &self.encoded_shape(chunk_shape))?,
-            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => {
-                return Err(ZarrError::Type("strings encode with encode_strings".into()))
-            }
-        };
-        for c in &self.bytes_to_bytes {
-            data = c.encode(data)?;
-        }
-        Ok(data)
+    pub fn encode(&self, mut data: Vec<u8>, chunk_shape: &[usize]) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.encode_into(&mut data, chunk_shape, &mut out)?;
+        Ok(out)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};
 use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
-use crate::metadata::{self, NodeMetadata};
+use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::selection::{DimSelection, Selection};
 use crate::store::{ByteRange, FsStore, MemoryStore, Store};
 use extendr_api::prelude::*;
@@ -314,11 +314,16 @@ fn rz_consolidated_v2(text: &str) -> Robj {
             paths.push(path.clone());
             docs.push(serde_json::to_string(&doc).map_err(ZarrError::from)?);
         }
-        let mut v: Robj = strings(docs);
-        v.set_names(paths)
-            .map_err(|e| ZarrError::Type(e.to_string()))?;
-        Ok(v)
+        named_strings(docs, paths)
     })
+}
+
+/// A character vector of `values` named by `names`.
+fn named_strings(values: Vec<String>, names: Vec<String>) -> Result<Robj> {
+    let mut v: Robj = strings(values);
+    v.set_names(names)
+        .map_err(|e| ZarrError::Type(e.to_string()))?;
+    Ok(v)
 }
 
 /// .zmetadata text for nodes given as R-form JSON texts named by path.
@@ -358,17 +363,12 @@ fn rz_array_open(store: Robj, path: &str) -> Robj {
 fn rz_array_attach(store: Robj, path: &str, json: &str) -> Robj {
     guard(|| {
         let what = format!("array '/{}'", path.trim_start_matches('/'));
-        match metadata::parse_r_form(json.as_bytes()).map_err(|e| e.context(&what))? {
-            NodeMetadata::Array(m) => Ok(array_value(Array::with_metadata(
-                store_of(&store)?,
-                path,
-                m,
-            )?)),
-            NodeMetadata::Group(_) => Err(ZarrError::Metadata(format!(
-                "'/{}' is a group, not an array",
-                path.trim_start_matches('/')
-            ))),
-        }
+        let meta = array_metadata(json).map_err(|e| e.context(&what))?;
+        Ok(array_value(Array::with_metadata(
+            store_of(&store)?,
+            path,
+            meta,
+        )?))
     })
 }
 
@@ -391,10 +391,7 @@ fn rz_consolidated_v3(text: &str) -> Robj {
             paths.push(path.clone());
             docs.push(serde_json::to_string(entry)?);
         }
-        let mut v: Robj = strings(docs);
-        v.set_names(paths)
-            .map_err(|e| ZarrError::Type(e.to_string()))?;
-        Ok(v)
+        named_strings(docs, paths)
     })
 }
 
@@ -402,16 +399,19 @@ fn rz_consolidated_v3(text: &str) -> Robj {
 #[extendr]
 fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
     guard(|| {
-        let meta = match metadata::parse_r_form(json.as_bytes())? {
-            NodeMetadata::Array(m) => m,
-            NodeMetadata::Group(_) => {
-                return Err(ZarrError::Metadata(
-                    "expected array metadata, got a group".into(),
-                ))
-            }
-        };
+        let meta = array_metadata(json)?;
         Ok(array_value(Array::create(store_of(&store)?, path, meta)?))
     })
+}
+
+/// Array metadata in R form (JSON text); a group's is refused.
+fn array_metadata(json: &str) -> Result<ArrayMetadata> {
+    match metadata::parse_r_form(json.as_bytes())? {
+        NodeMetadata::Array(m) => Ok(m),
+        NodeMetadata::Group(_) => Err(ZarrError::Metadata(
+            "expected array metadata, got a group".into(),
+        )),
+    }
 }
 
 /// The array's metadata in R form (JSON text).
