@@ -85,6 +85,50 @@ unsafe fn transpose_avx(
     transpose_scalar(src, src_step, dst, dst_step, rows4..rows, 0..cols);
 }
 
+/// Copy `n` words from `src` to `dst` with streaming (non-temporal)
+/// stores, which write whole cache lines to memory without first reading
+/// them into the cache. Meant for destinations far larger than the cache:
+/// the 128 MiB scatter of a full float64 read took half the time. The
+/// stores are weakly ordered: call `stream_fence` before another thread
+/// may read `dst`.
+///
+/// # Safety
+/// Both runs must be in bounds and must not overlap; `dst` must be 8-byte
+/// aligned.
+// `%` rather than is_multiple_of (Rust 1.87) keeps older toolchains working.
+#[allow(clippy::manual_is_multiple_of)]
+pub unsafe fn stream_words(src: *const u64, dst: *mut u64, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let mut k = 0;
+        // SSE2 streams 16 bytes at a time from a 16-byte aligned address.
+        if n > 0 && (dst as usize) % 16 != 0 {
+            dst.write(src.read_unaligned());
+            k = 1;
+        }
+        while k + 2 <= n {
+            let v = _mm_loadu_si128(src.add(k) as *const __m128i);
+            _mm_stream_si128(dst.add(k) as *mut __m128i, v);
+            k += 2;
+        }
+        if k < n {
+            dst.add(k).write(src.add(k).read_unaligned());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::ptr::copy_nonoverlapping(src, dst, n);
+}
+
+/// Make the stores of `stream_words` visible to other threads in order.
+pub fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of every x86_64 target.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +181,38 @@ mod tests {
                     for r in rows..dst_step {
                         assert_eq!(dst[c * dst_step + r], u64::MAX);
                     }
+                }
+            }
+        }
+    }
+
+    /// Runs of every length up to 40 words at every word offset of a
+    /// 16-byte line, NaN payloads included, into a buffer whose other
+    /// words must stay as they were.
+    #[test]
+    fn streamed_runs_match_a_plain_copy() {
+        let src: Vec<u64> = (0..48u64)
+            .map(|k| {
+                if k % 5 == 2 {
+                    0x7FF0_0000_0000_07A2
+                } else {
+                    k * 0x0101
+                }
+            })
+            .collect();
+        for off in 0..2 {
+            for n in 0..=40 {
+                let mut out = vec![u64::MAX; 48];
+                // SAFETY: both runs lie inside their vectors.
+                unsafe { stream_words(src.as_ptr().add(1), out.as_mut_ptr().add(off), n) };
+                stream_fence();
+                for (i, &w) in out.iter().enumerate() {
+                    let want = if i >= off && i < off + n {
+                        src[1 + i - off]
+                    } else {
+                        u64::MAX
+                    };
+                    assert_eq!(w, want, "offset {off}, {n} words, word {i}");
                 }
             }
         }
