@@ -285,6 +285,25 @@ unsafe fn stream_dim<T: Copy>(
     }
 }
 
+/// `strided_copy` between buffers of one type, with streaming stores where
+/// `stream` asks for them and `stream_copy` applies.
+///
+/// # Safety
+/// As `stream_copy`.
+unsafe fn copy_same<T: Copy + 'static>(
+    stream: bool,
+    src: *const T,
+    ss: &[usize],
+    dst: *mut T,
+    ds: &[usize],
+    spans: &[Vec<Span>],
+    f: &impl Fn(T) -> T,
+) {
+    if !(stream && stream_copy(src, ss, dst, ds, spans, f)) {
+        strided_copy(src, ss, dst, ds, spans, f)
+    }
+}
+
 /// `dst[k] = f(src[k])` for `n` 8-byte elements, through a buffer of 64
 /// elements at a time so that `map_run` still vectorises `f`.
 #[inline(always)]
@@ -648,20 +667,23 @@ pub unsafe fn read_into(
             let na = na_real();
             let (s, d, ds) = (src as *const f64, dst.ptr as *mut f64, &dst.strides);
             if !mark_na {
-                let f = |v: f64| v;
-                if !(dst.stream && stream_copy(s, src_strides, d, ds, spans, &f)) {
-                    strided_copy(s, src_strides, d, ds, spans, &f)
-                }
+                copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: f64| v)
             } else if fv.is_nan() {
-                let f = move |v: f64| if v.is_nan() { na } else { v };
-                if !(dst.stream && stream_copy(s, src_strides, d, ds, spans, &f)) {
-                    strided_copy(s, src_strides, d, ds, spans, &f)
-                }
+                copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f64| {
+                    if v.is_nan() {
+                        na
+                    } else {
+                        v
+                    }
+                })
             } else {
-                let f = move |v: f64| if v == fv { na } else { v };
-                if !(dst.stream && stream_copy(s, src_strides, d, ds, spans, &f)) {
-                    strided_copy(s, src_strides, d, ds, spans, &f)
-                }
+                copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f64| {
+                    if v == fv {
+                        na
+                    } else {
+                        v
+                    }
+                })
             }
         }
         (DataType::Complex64, _) => {
@@ -705,20 +727,20 @@ pub unsafe fn read_into(
 
 use crate::dtype::RType;
 
+/// Results of at least this size are written with streaming stores where
+/// the copy allows: larger than the last-level cache of most machines, so
+/// regular stores would only evict what they wrote.
+pub const STREAM_MIN_BYTES: usize = 32 << 20;
+
 /// A raw R buffer shared by the worker threads; each writes a disjoint part.
 pub struct RBufPtr {
     pub ptr: *mut u8,
     pub rtype: RType,
     pub strides: Vec<usize>,
-    /// Large enough that its writes go to memory anyway: copies into it
-    /// may bypass the cache (`words::stream_words`).
+    /// A result large enough that its writes go to memory anyway: copies
+    /// into it may bypass the cache (`words::stream_words`).
     pub stream: bool,
 }
-
-/// Output buffers of at least this size are written with streaming stores
-/// where the copy allows: larger than the last-level cache of most
-/// machines, so regular stores would only evict what they wrote.
-pub const STREAM_MIN_BYTES: usize = 32 << 20;
 unsafe impl Send for RBufPtr {}
 unsafe impl Sync for RBufPtr {}
 
@@ -751,7 +773,8 @@ impl RBufPtr {
             ptr,
             rtype,
             strides: column_major_strides(shape),
-            stream: shape.iter().product::<usize>() * rtype.size() >= STREAM_MIN_BYTES,
+            // A source: nothing is written into it.
+            stream: false,
         }
     }
 }
