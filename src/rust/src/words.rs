@@ -90,7 +90,8 @@ unsafe fn transpose_avx(
 /// Copy `n` words from `src` to `dst` with streaming (non-temporal)
 /// stores, which write whole cache lines to memory without first reading
 /// them into the cache. Meant for destinations far larger than the cache:
-/// the 128 MiB scatter of a full float64 read took half the time. The
+/// a 128 MiB scatter of 2 KiB runs alone, in a test program, took 4.9 ms
+/// on one thread instead of 10.7 (in a zstd read, 4% of its time). The
 /// stores are weakly ordered: call `stream_fence` before another thread
 /// may read `dst`.
 ///
