@@ -121,12 +121,17 @@ pub unsafe fn strided_copy<S: Copy + 'static, D: Copy + 'static>(
         dst.write_unaligned(f(src.read_unaligned()));
         return;
     }
-    copy_dim(nd - 1, src, src_strides, dst, dst_strides, spans, f);
+    copy_dim(nd - 1, false, src, src_strides, dst, dst_strides, spans, f);
 }
 
+/// The walk of `strided_copy` over dimensions `d` down to 0. With `stream`,
+/// runs into 8-byte elements that are contiguous and aligned on both sides
+/// go out by `stream_run`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
     d: usize,
+    stream: bool,
     src: *const S,
     ss: &[usize],
     dst: *mut D,
@@ -139,7 +144,10 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
         for &(a, b, len) in &spans[0] {
             let sp = src.add(a * s0);
             let dp = dst.add(b * d0);
-            if s0 == 1 && d0 == 1 && sp.is_aligned() && dp.is_aligned() {
+            let streamed = stream && std::mem::size_of::<D>() == 8;
+            if streamed && s0 == 1 && d0 == 1 && sp.is_aligned() && dp.is_aligned() {
+                stream_run(sp, dp, len, f);
+            } else if s0 == 1 && d0 == 1 && sp.is_aligned() && dp.is_aligned() {
                 map_run(
                     std::slice::from_raw_parts(sp, len),
                     std::slice::from_raw_parts_mut(dp, len),
@@ -166,6 +174,7 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
         for k in 0..len {
             copy_dim_outer(
                 d - 1,
+                stream,
                 src.add((a + k) * ss[d]),
                 ss,
                 dst.add((b + k) * ds[d]),
@@ -242,7 +251,7 @@ unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
 ///
 /// # Safety
 /// As `strided_copy`; `dst` must be aligned.
-pub unsafe fn stream_copy<T: Copy>(
+pub unsafe fn stream_copy<T: Copy + 'static>(
     src: *const T,
     ss: &[usize],
     dst: *mut T,
@@ -258,31 +267,10 @@ pub unsafe fn stream_copy<T: Copy>(
     {
         return false;
     }
-    stream_dim(spans.len() - 1, src, ss, dst, ds, spans, f);
+    copy_dim(spans.len() - 1, true, src, ss, dst, ds, spans, f);
     // Before the caller's thread reports the chunk done.
     words::stream_fence();
     true
-}
-
-unsafe fn stream_dim<T: Copy>(
-    d: usize,
-    src: *const T,
-    ss: &[usize],
-    dst: *mut T,
-    ds: &[usize],
-    spans: &[Vec<Span>],
-    f: &impl Fn(T) -> T,
-) {
-    for &(a, b, len) in &spans[d] {
-        if d == 0 {
-            stream_run(src.add(a), dst.add(b), len, f);
-            continue;
-        }
-        for k in 0..len {
-            let (sp, dp) = (src.add((a + k) * ss[d]), dst.add((b + k) * ds[d]));
-            stream_dim(d - 1, sp, ss, dp, ds, spans, f);
-        }
-    }
 }
 
 /// `strided_copy` between buffers of one type, with streaming stores where
@@ -304,16 +292,17 @@ unsafe fn copy_same<T: Copy + 'static>(
     }
 }
 
-/// `dst[k] = f(src[k])` for `n` 8-byte elements, through a buffer of 64
-/// elements at a time so that `map_run` still vectorises `f`.
+/// `dst[k] = f(src[k])` for `n` elements into 8-byte ones, through a
+/// buffer of 64 elements at a time so that `map_run` still vectorises `f`.
 #[inline(always)]
-unsafe fn stream_run<T: Copy>(src: *const T, dst: *mut T, n: usize, f: &impl Fn(T) -> T) {
+unsafe fn stream_run<S: Copy, D: Copy>(src: *const S, dst: *mut D, n: usize, f: &impl Fn(S) -> D) {
+    debug_assert_eq!(std::mem::size_of::<D>(), 8);
     const BLOCK: usize = 64;
     let mut tmp = [0u64; BLOCK];
     let mut k = 0;
     while k < n {
         let m = (n - k).min(BLOCK);
-        let t = std::slice::from_raw_parts_mut(tmp.as_mut_ptr() as *mut T, m);
+        let t = std::slice::from_raw_parts_mut(tmp.as_mut_ptr() as *mut D, m);
         map_run(std::slice::from_raw_parts(src.add(k), m), t, f);
         words::stream_words(tmp.as_ptr(), dst.add(k) as *mut u64, m);
         k += m;
@@ -389,8 +378,10 @@ fn map_run<S: Copy, D: Copy>(src: &[S], dst: &mut [D], f: &impl Fn(S) -> D) {
 }
 
 // Not inlined, to keep the recursion from blowing up code size.
+#[allow(clippy::too_many_arguments)]
 unsafe fn copy_dim_outer<S: Copy + 'static, D: Copy + 'static>(
     d: usize,
+    stream: bool,
     src: *const S,
     ss: &[usize],
     dst: *mut D,
@@ -398,7 +389,7 @@ unsafe fn copy_dim_outer<S: Copy + 'static, D: Copy + 'static>(
     spans: &[Vec<Span>],
     f: &impl Fn(S) -> D,
 ) {
-    copy_dim(d, src, ss, dst, ds, spans, f)
+    copy_dim(d, stream, src, ss, dst, ds, spans, f)
 }
 
 /// Copy elements of `size` bytes unchanged between strided buffers (see
