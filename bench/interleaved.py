@@ -161,6 +161,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="of the order in which contenders take turns")
     ap.add_argument("--writes-only", action="store_true",
                     help="time only the writes; results go to peers_writes.json and zarr_writes.json")
+    ap.add_argument("--tag", default=None,
+                    help="of a writes-only run's result files, peers<TAG>.json and zarr<TAG>.json "
+                         "(default _writes), so runs on several file systems sit side by side")
     args = ap.parse_args()
     pb = load_peers(args.peers)
     os.makedirs(args.out, exist_ok=True)
@@ -216,12 +219,12 @@ def main():
             f"every contender in turn (shuffled each repeat); page cache warm; R worker threads "
             f"{threads}; runs disturbed by other processes (>0.15 cores, kept after 5 tries): "
             + (", ".join(f"{lab} ({c})" for lab, c in pb.NOISY) if pb.NOISY else "none"))
-    tag = "_writes" if args.writes_only else ""
+    tag = (args.tag or "_writes") if args.writes_only else ""
     with open(os.path.join(args.out, f"peers{tag}.json"), "w") as f:
         json.dump({"meta": meta, "rows": [r for p in peers for r in rows[p.name]],
                    "physical": [{"label": lab, "bytes": b, "seconds": t} for lab, b, t in refs]},
                   f, indent=1)
-    with open(os.path.join(args.out, "zarr_writes.json" if args.writes_only else "zarr_rows.json"),
+    with open(os.path.join(args.out, f"zarr{tag}.json" if args.writes_only else "zarr_rows.json"),
               "w") as f:
         json.dump(our_rows, f, indent=1)
 
