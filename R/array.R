@@ -86,12 +86,23 @@ zarr_array <- R6::R6Class("zarr_array",
   ),
   private = list(
     .handle = NULL,
+    .read_info = NULL,
     engine = function() {
       if (is.null(private$.handle)) private$.handle <- open_array_engine(private$.store, self$path)
       private$.handle
     },
+    # What every `[` needs, derived from the metadata once rather than on
+    # each call: a small read spent a quarter of its time rebuilding it.
+    read_info = function() {
+      if (is.null(private$.read_info)) {
+        private$.read_info <- list(handle = private$engine(), shape = self$shape,
+                                   dim_names = names(dimnames(self)))
+      }
+      private$.read_info
+    },
     metadata_changed = function() {
       private$.handle <- NULL
+      private$.read_info <- NULL
       invisible(NULL)
     }
   )
@@ -121,7 +132,7 @@ engine_selection <- function(selection, shape, what) {
   }
   lapply(seq_along(shape), function(d) {
     s <- selection[[d]]
-    if (is.null(s)) return(structure(c(0, shape[d]), zarr_range = TRUE))
+    if (is.null(s)) return(engine_whole(shape[d]))
     if (!is.numeric(s) || anyNA(s)) {
       zarr_abort("selection", sprintf("%s: the selection for dimension %d must be numeric indices without NA", what, d))
     }
@@ -131,18 +142,28 @@ engine_selection <- function(selection, shape, what) {
       zarr_abort("selection", sprintf("%s: index %s is out of bounds for dimension %d of extent %s",
                                       what, format(s[bad][1L]), d, format(shape[d])))
     }
-    n <- length(s)
-    # Whole numbers rising strictly from s[1] to s[1] + n - 1 are consecutive;
-    # is.unsorted() tells without the vector diff() would allocate.
-    if (n > 0L && s[n] - s[1L] == n - 1 && (n == 1L || !is.unsorted(s, strictly = TRUE))) {
-      r <- c(s[1L] - 1, n)
-      attr(r, "zarr_range") <- TRUE
-      r
-    } else {
-      s - 1
-    }
+    engine_dim(s)
   })
 }
+
+# Checked 1-based whole-number indices of one dimension -> the engine's
+# form: c(start0, count) with attribute zarr_range when they run
+# consecutively, else the 0-based indices.
+engine_dim <- function(s) {
+  n <- length(s)
+  # Whole numbers rising strictly from s[1] to s[1] + n - 1 are consecutive;
+  # is.unsorted() tells without the vector diff() would allocate.
+  if (n > 0L && s[n] - s[1L] == n - 1 && (n == 1L || !is.unsorted(s, strictly = TRUE))) {
+    r <- c(s[1L] - 1, n)
+    attr(r, "zarr_range") <- TRUE
+    r
+  } else {
+    s - 1
+  }
+}
+
+# The whole of a dimension of extent `n`, in the engine's form.
+engine_whole <- function(n) structure(c(0, n), zarr_range = TRUE)
 
 selection_shape <- function(sel, shape) {
   if (is.null(sel)) return(shape)
@@ -157,11 +178,19 @@ array_what <- function(arr) sprintf("array '%s'", arr$path)
 array_read <- function(arr, handle, selection, as_array = FALSE, shape = arr$shape) {
   sel <- engine_selection(selection, shape, array_what(arr))
   dim_names <- if (as_array) names(dimnames(arr)) else NULL
+  engine_read(handle, sel, as_array, dim_names)
+}
+
+# Read an engine selection (see engine_selection()) through `handle`.
+engine_read <- function(handle, sel, as_array, dim_names) {
   zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
                           as_array, dim_names))
 }
 
 array_engine <- function(arr) arr$.__enclos_env__$private$engine()
+
+# The array's handle, shape and dimension names (see read_info).
+array_read_info <- function(arr) arr$.__enclos_env__$private$read_info()
 
 array_write <- function(arr, handle, data, selection) {
   what <- array_what(arr)

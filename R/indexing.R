@@ -65,8 +65,13 @@ call_index_args <- function(call, skip) {
 
 # One index vector -> positive 1-based indices, with R's rules.
 resolve_index <- function(i, n, names, d, what) {
-  bad <- function(msg) zarr_abort("selection", sprintf("%s, dimension %d: %s", what, d, msg))
   if (is.null(i)) return(numeric(0))
+  # The common case, numbers all within 1..n, needs none of the checks
+  # below: truncated, they are the indices, with no zero to drop.
+  if (is.numeric(i) && length(i) && !anyNA(i) && min(i) >= 1 && max(i) < n + 1) {
+    return(if (is.integer(i)) as.numeric(i) else trunc(i))
+  }
+  bad <- function(msg) zarr_abort("selection", sprintf("%s, dimension %d: %s", what, d, msg))
   if (is.factor(i)) i <- as.character(i)
   if (is.character(i)) {
     if (is.null(names)) bad("character indices need dimnames")
@@ -97,7 +102,8 @@ resolve_index <- function(i, n, names, d, what) {
 #' @export
 `[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
   args <- call_index_args(sys.call(), "drop")
-  shape <- x$shape
+  info <- array_read_info(x)
+  shape <- info$shape
   nd <- length(shape)
   # x[] (and x[drop = ]) is the whole array, unchanged, as in base R.
   if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) return(as.array(x))
@@ -106,7 +112,9 @@ resolve_index <- function(i, n, names, d, what) {
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
     return(empty_result(x, sel, drop))
   }
-  out <- array_read(x, array_engine(x), sel, as_array = TRUE, shape = shape)
+  # index_args() checked the indices: straight to the engine's form.
+  sel <- lapply(seq_len(nd), function(d) if (is.null(sel[[d]])) engine_whole(shape[d]) else engine_dim(sel[[d]]))
+  out <- engine_read(info$handle, sel, TRUE, info$dim_names)
   if (drop) drop(out) else out
 }
 

@@ -19,14 +19,15 @@
 #' zarr_num_threads()
 #' options(old)
 zarr_num_threads <- function() {
+  # Both variables in one call: this runs before every read and write.
+  env <- Sys.getenv(c("ZARR_NUM_THREADS", "_R_CHECK_LIMIT_CORES_"), "", names = FALSE)
   n <- getOption("zarr.num_threads")
   if (is.null(n)) {
-    env <- Sys.getenv("ZARR_NUM_THREADS", "")
-    n <- if (nzchar(env)) suppressWarnings(as.integer(env)) else NA_integer_
+    n <- if (nzchar(env[[1L]])) suppressWarnings(as.integer(env[[1L]])) else NA_integer_
   }
   if (length(n) != 1L || is.na(n) || n < 1L) n <- detected_cores()
   n <- as.integer(n)
-  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_", ""))) n <- min(n, 2L)
+  if (nzchar(env[[2L]])) n <- min(n, 2L)
   n
 }
 

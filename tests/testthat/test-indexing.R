@@ -56,6 +56,18 @@ test_that("`[` on a matrix array equals `[` on the R matrix", {
   }
 })
 
+test_that("fractional indices are truncated as R does, at either end of a dimension", {
+  x <- matrix(1:80, 10, 8)
+  arr <- zarr_copy(x)
+  cases <- list(
+    list(c(1, 1.999, 10.999), 8.5), list(0.999, 1), list(c(0.5, 2.5), 3),
+    list(c(10.9999, 1), c(8.999, 1.001)), list(-1.5, 2), list(-c(0.5, 9.9), 2)
+  )
+  for (args in cases) expect_same_subset(arr, x, args)
+  expect_error(arr[11, 1], class = "zarr_error_selection", regexp = "out of bounds")
+  expect_error(arr[1, 9.0001], class = "zarr_error_selection", regexp = "out of bounds")
+})
+
 test_that("`[` with drop = FALSE keeps the degenerate dimensions", {
   x <- matrix(seq_len(80) / 3, 10, 8)
   arr <- zarr_copy(x)
@@ -300,6 +312,8 @@ test_that("dimnames<- stores dimension names that `[` then carries, as R does", 
   x <- matrix(1:12, 3, 4)
   arr <- zarr_copy(x)
   expect_null(dimnames(arr))
+  # A read before the change must not leave the old names behind.
+  expect_identical(arr[2:3, 1], x[2:3, 1])
   dimnames(arr) <- list(row = NULL, col = NULL)
   expect_identical(names(dimnames(arr)), c("row", "col"))
   expect_identical(unlist(arr$metadata$dimension_names), c("row", "col"))
@@ -312,6 +326,10 @@ test_that("dimnames<- stores dimension names that `[` then carries, as R does", 
   expect_identical(unlist(doc$dimension_names), c("row", "col"))
   dimnames(arr) <- NULL
   expect_null(dimnames(arr))
+  expect_identical(arr[2:3, 1:2], unname(x)[2:3, 1:2])
+  # Names given as the _ARRAY_DIMENSIONS attribute are carried too.
+  arr$set_attribute("_ARRAY_DIMENSIONS", list("r", "c"))
+  expect_identical(names(dimnames(arr[2:3, 1:2])), c("r", "c"))
 })
 
 test_that("dimnames<- refuses labels and lists of the wrong length", {
