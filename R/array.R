@@ -172,22 +172,19 @@ selection_shape <- function(sel, shape) {
 
 array_what <- function(arr) sprintf("array '%s'", arr$path)
 
-# Read a selection. With `as_array`, the result is an array for any number
-# of dimensions, with the array's dimension names; the engine sets these
-# attributes, since setting them in R would copy the result.
-array_read <- function(arr, handle, selection, as_array = FALSE, shape = arr$shape) {
-  sel <- engine_selection(selection, shape, array_what(arr))
-  dim_names <- if (as_array) names(dimnames(arr)) else NULL
-  engine_read(handle, sel, as_array, dim_names)
+# Read a selection given as in `zarr_array$read()`.
+array_read <- function(arr, handle, selection) {
+  engine_read(handle, engine_selection(selection, arr$shape, array_what(arr)), FALSE, NULL)
 }
 
-# Read an engine selection (see engine_selection()) through `handle`.
+# Read an engine selection (see engine_selection()) through `handle`. With
+# `as_array`, the result is an array for any number of dimensions, with
+# `dim_names`; the engine sets these attributes, since setting them in R
+# would copy the result.
 engine_read <- function(handle, sel, as_array, dim_names) {
   zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
                           as_array, dim_names))
 }
-
-array_engine <- function(arr) arr$.__enclos_env__$private$engine()
 
 # The array's handle, shape and dimension names (see read_info).
 array_read_info <- function(arr) arr$.__enclos_env__$private$read_info()

@@ -280,7 +280,10 @@ NULL
 
 #' @rdname zarr-conversions
 #' @export
-as.array.zarr_array <- function(x, ...) array_read(x, array_engine(x), NULL, as_array = TRUE)
+as.array.zarr_array <- function(x, ...) {
+  info <- array_read_info(x)
+  engine_read(info$handle, NULL, TRUE, info$dim_names)
+}
 
 #' @rdname zarr-conversions
 #' @param mode The mode of the result, as for [base::as.vector()].
