@@ -92,7 +92,7 @@ zarr_array <- R6::R6Class("zarr_array",
       private$.handle
     },
     # What every `[` needs, derived from the metadata once rather than on
-    # each call: a small read spent a quarter of its time rebuilding it.
+    # each call: rebuilding it took about a sixth of a one-element read.
     read_info = function() {
       if (is.null(private$.read_info)) {
         private$.read_info <- list(handle = private$engine(), shape = self$shape,
