@@ -2,7 +2,7 @@
 //! decode and scatter them in parallel straight into a buffer R allocated
 //! (or gather, encode and store them for a write).
 
-use crate::codec::sharding::{Buffers, ShardParts, Sharding};
+use crate::codec::sharding::{Buffers, Sharding};
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{self, check_writable, Lossy, RBuf, RBufMut, RBufPtr, Span};
 use crate::dtype::{DataType, RType};
@@ -11,7 +11,8 @@ use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
 use crate::store::{ByteRange, Direct, Store};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// How a read or write runs.
 #[derive(Debug, Clone, Copy)]
@@ -674,26 +675,23 @@ impl Array {
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
         let straight = self.stores_as_r(src.rtype, &strides);
-        let shard_buffers = Buffers::default();
+        let sharding = self.chain.partial_sharding();
+        // Shards written whole are encoded inner chunk by inner chunk, all
+        // shards' inner chunks in one run of tasks (`write_shards`).
+        let (whole, chunks): (Vec<_>, Vec<_>) = match sharding {
+            Some(_) => chunks.into_iter().partition(|c| {
+                let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
+                self.covers_chunk(c, &idx)
+            }),
+            None => (vec![], chunks),
+        };
+        if let (Some(sh), false) = (sharding, whole.is_empty()) {
+            self.write_shards(sh, &whole, &src, opts.threads)?;
+        }
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
             let key = self.chunk_key(&idx);
             let covered = self.covers_chunk(c, &idx);
-            if let (true, Some(sh)) = (covered, self.chain.partial_sharding()) {
-                let what = self.chunk_what(&key);
-                let enc = self
-                    .encode_shard_from(sh, c, &src, &shard_buffers)
-                    .map_err(|e| e.context(&what))?;
-                return match enc {
-                    Some(enc) => {
-                        let stored = self.store.set_parts(&key, &enc.parts());
-                        shard_buffers.give_all(enc.into_buffers());
-                        stored
-                    }
-                    None => self.store.erase(&key),
-                }
-                .map_err(|e| e.context(&what));
-            }
             if straight && covered && self.write_chunk_straight(c, &key, &src)? {
                 return Ok(());
             }
@@ -784,52 +782,125 @@ impl Array {
         Ok(true)
     }
 
-    /// A whole shard encoded straight from the R buffer `src`, one inner
-    /// chunk at a time: no shard-sized buffer is assembled first.
-    fn encode_shard_from(
+    /// Shards `shards`, each covered whole by the write, encoded straight
+    /// from the R buffer `src`: every inner chunk of every shard is a task
+    /// of one run, and the task that encodes a shard's last inner chunk
+    /// stores the shard (or erases it, when it holds only the fill value).
+    /// With a task per shard, the last shards ran one per thread: 16
+    /// shards on 2 threads left a thread idle for half a shard, and 3
+    /// shards left one idle for a whole shard.
+    fn write_shards(
+        &self,
+        sh: &Sharding,
+        shards: &[Vec<&DimChunk>],
+        src: &RBufPtr,
+        threads: usize,
+    ) -> Result<()> {
+        let (grid, positions) = sh.inner_positions(&self.chunk_shape())?;
+        let buffers = Buffers::default();
+        // A shard's encoded inner chunks as they come, and how many are
+        // still to come.
+        struct Pending {
+            slots: Vec<Mutex<Option<Vec<u8>>>>,
+            left: AtomicUsize,
+        }
+        let pending: Vec<Pending> = shards
+            .iter()
+            .map(|_| Pending {
+                slots: positions.iter().map(|_| Mutex::new(None)).collect(),
+                left: AtomicUsize::new(positions.len()),
+            })
+            .collect();
+        let jobs: Vec<(usize, usize)> = (0..shards.len())
+            .flat_map(|s| (0..positions.len()).map(move |p| (s, p)))
+            .collect();
+        run_tasks(&jobs, threads, |&(s, p)| {
+            let c = &shards[s];
+            let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
+            let key = self.chunk_key(&idx);
+            let what = self.chunk_what(&key);
+            let enc = sh
+                .encode_inner(&positions[p], &buffers, |at, buf| {
+                    self.gather_inner(sh, c, src, at, buf)
+                })
+                .map_err(|e| e.context(&what))?;
+            let shard = &pending[s];
+            *shard.slots[p].lock().unwrap_or_else(|e| e.into_inner()) = enc;
+            if shard.left.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return Ok(());
+            }
+            let encoded: Vec<Option<Vec<u8>>> = shard
+                .slots
+                .iter()
+                .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
+                .collect();
+            match sh
+                .assemble_stored(encoded, &grid)
+                .map_err(|e| e.context(&what))?
+            {
+                Some(parts) => {
+                    let stored = self.store.set_parts(&key, &parts.parts());
+                    buffers.give_all(parts.into_buffers());
+                    stored
+                }
+                None => self.store.erase(&key),
+            }
+            .map_err(|e| e.context(&what))
+        })
+    }
+
+    /// Write the inner chunk at grid position `idx` of shard `c` (which
+    /// the write covers whole) from `src` into `buf`, laid out as the inner
+    /// chain stores it.
+    fn gather_inner(
         &self,
         sh: &Sharding,
         c: &[&DimChunk],
         src: &RBufPtr,
-        buffers: &Buffers,
-    ) -> Result<Option<ShardParts>> {
+        idx: &[usize],
+        buf: &mut [u8],
+    ) {
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let inner_n: usize = sh.inner_shape.iter().product();
-        let dtype = self.meta.data_type;
         let fill = &self.meta.fill_value.bytes;
-        sh.encode_shard_with(&self.chunk_shape(), buffers, |idx, buf| {
-            // This inner chunk's part of each dimension's runs, with chunk
-            // positions made relative to the inner chunk.
-            let spans: Vec<Vec<Span>> = c
-                .iter()
-                .zip(idx.iter().zip(&sh.inner_shape))
-                .map(|(d, (&p, &n))| {
-                    let (lo, hi) = (p * n, (p + 1) * n);
-                    d.runs
-                        .iter()
-                        .filter_map(|r| {
-                            let start = r.start as usize;
-                            let (s, e) = (start.max(lo), (start + r.len).min(hi));
-                            (s < e).then(|| (r.dst + (s - start), s - lo, e - s))
-                        })
-                        .collect()
-                })
-                .collect();
-            let covered: usize = spans
-                .iter()
-                .map(|runs| runs.iter().map(|r| r.2).sum::<usize>())
-                .product();
-            if covered < inner_n {
-                // Past the array's edge: those elements hold the fill value.
-                for e in buf.chunks_exact_mut(fill.len()) {
-                    e.copy_from_slice(fill);
-                }
+        // This inner chunk's part of each dimension's runs, with chunk
+        // positions made relative to the inner chunk.
+        let spans: Vec<Vec<Span>> = c
+            .iter()
+            .zip(idx.iter().zip(&sh.inner_shape))
+            .map(|(d, (&p, &n))| {
+                let (lo, hi) = (p * n, (p + 1) * n);
+                d.runs
+                    .iter()
+                    .filter_map(|r| {
+                        let start = r.start as usize;
+                        let (s, e) = (start.max(lo), (start + r.len).min(hi));
+                        (s < e).then(|| (r.dst + (s - start), s - lo, e - s))
+                    })
+                    .collect()
+            })
+            .collect();
+        let covered: usize = spans
+            .iter()
+            .map(|runs| runs.iter().map(|r| r.2).sum::<usize>())
+            .product();
+        if covered < inner_n {
+            // Past the array's edge: those elements hold the fill value.
+            for e in buf.chunks_exact_mut(fill.len()) {
+                e.copy_from_slice(fill);
             }
-            // SAFETY: spans stay inside the inner chunk and inside `src`.
-            unsafe {
-                convert::write_from(dtype, fill, src, buf.as_mut_ptr(), &inner_strides, &spans)
-            };
-        })
+        }
+        // SAFETY: spans stay inside the inner chunk and inside `src`.
+        unsafe {
+            convert::write_from(
+                self.meta.data_type,
+                fill,
+                src,
+                buf.as_mut_ptr(),
+                &inner_strides,
+                &spans,
+            )
+        };
     }
 
     fn fill_string(&self) -> Result<String> {

@@ -393,35 +393,61 @@ impl Sharding {
         buffers: &Buffers,
         gather: impl Fn(&[usize], &mut [u8]) + Sync,
     ) -> Result<Option<ShardParts>> {
+        let (grid, positions) = self.inner_positions(shard_shape)?;
+        let encoded: Vec<Option<Vec<u8>>> = collect_tasks(&positions, pool::threads(), |idx| {
+            self.encode_inner(idx, buffers, &gather)
+        })?;
+        self.assemble_stored(encoded, &grid)
+    }
+
+    /// The grid of inner chunks of a shard of `shard_shape`, and their
+    /// positions in C order (the order of the shard's index).
+    pub fn inner_positions(&self, shard_shape: &[usize]) -> Result<(Vec<usize>, Vec<Vec<usize>>)> {
         let grid = self.grid(shard_shape)?;
+        let mut positions = Vec::new();
+        for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
+        Ok((grid, positions))
+    }
+
+    /// The inner chunk at grid position `idx`, written by `gather` (as in
+    /// `encode_shard_with`), encoded; None when it holds only the fill
+    /// value.
+    pub fn encode_inner(
+        &self,
+        idx: &[usize],
+        buffers: &Buffers,
+        gather: impl Fn(&[usize], &mut [u8]),
+    ) -> Result<Option<Vec<u8>>> {
         let size = self.inner.dtype().size();
         let fill = self.inner.fill();
         let inner_n: usize = self.inner_shape.iter().product();
-        let mut positions = Vec::new();
-        for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
-        let encoded: Vec<Option<Vec<u8>>> = collect_tasks(
-            &positions,
-            pool::threads(),
-            |idx| -> Result<Option<Vec<u8>>> {
-                let mut buf = buffers.take();
-                buf.resize(inner_n * size, 0);
-                gather(idx, &mut buf);
-                if buf.chunks_exact(size).all(|e| e == fill) {
-                    buffers.give(buf);
-                    return Ok(None);
-                }
-                let mut out = buffers.take();
-                let done = self
-                    .inner
-                    .encode_into(&mut buf, &self.inner_shape, &mut out);
-                buffers.give(buf);
-                done.map(|()| Some(out))
-            },
-        )?;
+        let mut buf = buffers.take();
+        buf.resize(inner_n * size, 0);
+        gather(idx, &mut buf);
+        if buf.chunks_exact(size).all(|e| e == fill) {
+            buffers.give(buf);
+            return Ok(None);
+        }
+        let mut out = buffers.take();
+        let done = self
+            .inner
+            .encode_into(&mut buf, &self.inner_shape, &mut out);
+        buffers.give(buf);
+        done.map(|()| Some(out))
+    }
+
+    /// The encoded inner chunks (None: not stored), in C order of `grid`,
+    /// and their index -> the pieces of a whole shard; None when no inner
+    /// chunk is stored, so that the shard need not be.
+    pub fn assemble_stored(
+        &self,
+        encoded: Vec<Option<Vec<u8>>>,
+        grid: &[usize],
+    ) -> Result<Option<ShardParts>> {
         if encoded.iter().all(Option::is_none) {
             return Ok(None);
         }
-        Ok(Some(self.assemble(encoded, &grid)?))
+        self.assemble(encoded, grid).map(Some)
     }
 
     /// The encoded inner chunks (None: not stored), in C order of `grid`,

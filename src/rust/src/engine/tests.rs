@@ -435,6 +435,71 @@ fn whole_shards_of_fill_are_not_stored() {
     assert!(shard.len() < alone.len());
 }
 
+/// Every stored key and its bytes, in key order.
+fn stored(store: &Arc<dyn Store>, prefix: &str) -> Vec<(String, Vec<u8>)> {
+    store
+        .list_prefix(prefix)
+        .unwrap()
+        .into_iter()
+        .map(|k| {
+            let v = store.get(&k, ByteRange::All).unwrap().unwrap();
+            (k, v)
+        })
+        .collect()
+}
+
+#[test]
+fn shards_store_the_same_bytes_whatever_the_thread_count() {
+    // 9 x 13 in shards of 4 x 6 (edge shards included); the second write
+    // covers shard rows 0-1 of shard columns 1-2 whole and cuts through
+    // shard column 0 and shard row 2, so both ways of writing shards run.
+    let mut first: Option<Vec<(String, Vec<u8>)>> = None;
+    for threads in [1, 2, 3, 8] {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+        let a = Array::create(
+            store.clone(),
+            "s",
+            meta(doc("int32", &[9, 13], &[4, 6], json!(-1), sharded("end"))),
+        )
+        .unwrap();
+        let data: Vec<i32> = (0..117).collect();
+        a.write(
+            &Selection::all(&[9, 13]),
+            &RBuf::Integer(&data),
+            opts(threads),
+        )
+        .unwrap();
+        // rows 0-7, columns 3-12; column 3 lies in shard column 0.
+        let patch: Vec<i32> = (0..80).map(|v| 1000 + v).collect();
+        a.write(
+            &range_sel(&[(0, 8), (3, 10)]),
+            &RBuf::Integer(&patch),
+            opts(threads),
+        )
+        .unwrap();
+        let mut want = data.clone();
+        for j in 0..10 {
+            for i in 0..8 {
+                want[i + 9 * (j + 3)] = 1000 + (i + 8 * j) as i32;
+            }
+        }
+        let mut out = vec![0i32; 117];
+        a.read(
+            &Selection::all(&[9, 13]),
+            &mut RBufMut::Integer(&mut out),
+            opts(threads),
+        )
+        .unwrap();
+        assert_eq!(out, want, "{threads} threads");
+        let now = stored(&store, "s/c/");
+        assert_eq!(now.len(), 9);
+        match &first {
+            None => first = Some(now),
+            Some(f) => assert!(f == &now, "{threads} threads stored other bytes"),
+        }
+    }
+}
+
 #[test]
 fn missing_shards_and_inner_chunks_read_as_na() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
