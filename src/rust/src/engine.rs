@@ -797,16 +797,19 @@ impl Array {
         threads: usize,
     ) -> Result<()> {
         let (grid, positions) = sh.inner_positions(&self.chunk_shape())?;
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let buffers = Buffers::default();
-        // A shard's encoded inner chunks as they come, and how many are
-        // still to come.
+        // A shard's key, its encoded inner chunks as they come, and how
+        // many are still to come.
         struct Pending {
+            key: String,
             slots: Vec<Mutex<Option<Vec<u8>>>>,
             left: AtomicUsize,
         }
         let pending: Vec<Pending> = shards
             .iter()
-            .map(|_| Pending {
+            .map(|c| Pending {
+                key: self.chunk_key(&c.iter().map(|d| d.chunk).collect::<Vec<u64>>()),
                 slots: positions.iter().map(|_| Mutex::new(None)).collect(),
                 left: AtomicUsize::new(positions.len()),
             })
@@ -815,16 +818,13 @@ impl Array {
             .flat_map(|s| (0..positions.len()).map(move |p| (s, p)))
             .collect();
         run_tasks(&jobs, threads, |&(s, p)| {
-            let c = &shards[s];
-            let idx: Vec<u64> = c.iter().map(|d| d.chunk).collect();
-            let key = self.chunk_key(&idx);
-            let what = self.chunk_what(&key);
+            let shard = &pending[s];
+            let in_shard = |e: ZarrError| e.context(&self.chunk_what(&shard.key));
             let enc = sh
                 .encode_inner(&positions[p], &buffers, |at, buf| {
-                    self.gather_inner(sh, c, src, at, buf)
+                    self.gather_inner(sh, &inner_strides, &shards[s], src, at, buf)
                 })
-                .map_err(|e| e.context(&what))?;
-            let shard = &pending[s];
+                .map_err(in_shard)?;
             *shard.slots[p].lock().unwrap_or_else(|e| e.into_inner()) = enc;
             if shard.left.fetch_sub(1, Ordering::AcqRel) != 1 {
                 return Ok(());
@@ -834,33 +834,30 @@ impl Array {
                 .iter()
                 .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
                 .collect();
-            match sh
-                .assemble_stored(encoded, &grid)
-                .map_err(|e| e.context(&what))?
-            {
+            match sh.assemble_stored(encoded, &grid).map_err(in_shard)? {
                 Some(parts) => {
-                    let stored = self.store.set_parts(&key, &parts.parts());
+                    let stored = self.store.set_parts(&shard.key, &parts.parts());
                     buffers.give_all(parts.into_buffers());
                     stored
                 }
-                None => self.store.erase(&key),
+                None => self.store.erase(&shard.key),
             }
-            .map_err(|e| e.context(&what))
+            .map_err(in_shard)
         })
     }
 
     /// Write the inner chunk at grid position `idx` of shard `c` (which
     /// the write covers whole) from `src` into `buf`, laid out as the inner
-    /// chain stores it.
+    /// chain stores it (`inner_strides`).
     fn gather_inner(
         &self,
         sh: &Sharding,
+        inner_strides: &[usize],
         c: &[&DimChunk],
         src: &RBufPtr,
         idx: &[usize],
         buf: &mut [u8],
     ) {
-        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let inner_n: usize = sh.inner_shape.iter().product();
         let fill = &self.meta.fill_value.bytes;
         // This inner chunk's part of each dimension's runs, with chunk
@@ -897,7 +894,7 @@ impl Array {
                 fill,
                 src,
                 buf.as_mut_ptr(),
-                &inner_strides,
+                inner_strides,
                 &spans,
             )
         };

@@ -599,7 +599,7 @@ impl Sharding {
         items: &[S],
         shard_shape: &[usize],
     ) -> Result<Vec<u8>> {
-        let grid = self.grid(shard_shape)?;
+        let (grid, positions) = self.inner_positions(shard_shape)?;
         let fill = self.fill_string()?;
         let n: usize = shard_shape.iter().product();
         if items.len() != n {
@@ -612,8 +612,6 @@ impl Sharding {
         let inner_strides = self.inner.stored_strides(&self.inner_shape);
         let dst = offsets(&self.inner_shape, &inner_strides, 0);
         let inner_n: usize = self.inner_shape.iter().product();
-        let mut positions = Vec::new();
-        for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
         let encoded: Vec<Option<Vec<u8>>> = collect_tasks(
             &positions,
             pool::threads(),

@@ -343,6 +343,18 @@ fn many_chunks_in_parallel_match_a_serial_read() {
     assert_eq!(s, data);
 }
 
+/// The whole of an int32 array of `shape`, read with `threads` threads.
+fn read_all_ints(a: &Array, shape: &[u64], threads: usize) -> Vec<i32> {
+    let mut out = vec![0i32; shape.iter().product::<u64>() as usize];
+    a.read(
+        &Selection::all(shape),
+        &mut RBufMut::Integer(&mut out),
+        opts(threads),
+    )
+    .unwrap();
+    out
+}
+
 fn sharded(location: &str) -> Value {
     json!([{"name": "sharding_indexed", "configuration": {
         "chunk_shape": [2, 3],
@@ -373,14 +385,7 @@ fn sharded_arrays_round_trip_and_read_any_region() {
         // 3 x 3 shards, edge shards included
         assert_eq!(store.list_prefix("s/c/").unwrap().len(), 9);
         for threads in [1, 2] {
-            let mut out = vec![0i32; 117];
-            a.read(
-                &Selection::all(&[9, 13]),
-                &mut RBufMut::Integer(&mut out),
-                opts(threads),
-            )
-            .unwrap();
-            assert_eq!(out, data, "{location}");
+            assert_eq!(read_all_ints(&a, &[9, 13], threads), data, "{location}");
             // a small region: partial reads of one inner chunk
             let mut out = vec![0i32; 2];
             a.read(
@@ -483,14 +488,11 @@ fn shards_store_the_same_bytes_whatever_the_thread_count() {
                 want[i + 9 * (j + 3)] = 1000 + (i + 8 * j) as i32;
             }
         }
-        let mut out = vec![0i32; 117];
-        a.read(
-            &Selection::all(&[9, 13]),
-            &mut RBufMut::Integer(&mut out),
-            opts(threads),
-        )
-        .unwrap();
-        assert_eq!(out, want, "{threads} threads");
+        assert_eq!(
+            read_all_ints(&a, &[9, 13], threads),
+            want,
+            "{threads} threads"
+        );
         let now = stored(&store, "s/c/");
         assert_eq!(now.len(), 9);
         match &first {
