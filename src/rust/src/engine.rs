@@ -11,6 +11,7 @@ use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
 use crate::store::{ByteRange, Direct, Store};
+use crate::words;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -765,7 +766,10 @@ impl Array {
             .map(|&(o, n)| unsafe { std::slice::from_raw_parts(src.ptr.add(o * size), n * size) })
             .collect();
         let mut all_fill = true;
-        for p in &parts {
+        for (k, p) in parts.iter().enumerate() {
+            if let Some(next) = parts.get(k + 1) {
+                words::prefetch(next.as_ptr(), next.len());
+            }
             let (has_na, fill_only) = convert::scan_for_write(self.meta.data_type, fill, p);
             if has_na {
                 return Ok(false);

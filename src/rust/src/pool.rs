@@ -16,7 +16,7 @@ pub struct Workers {
 }
 
 /// The pool: its thread count, the process it was made in, its workers.
-static POOL: Mutex<Option<(usize, u32, Arc<Workers>)>> = Mutex::new(None);
+static POOL: Slot = Mutex::new(None);
 
 /// The pool with `threads` workers (at least one).
 ///
@@ -25,9 +25,19 @@ static POOL: Mutex<Option<(usize, u32, Arc<Workers>)>> = Mutex::new(None);
 /// would wait for ever. The child gets a pool of its own; the inherited
 /// one is never dropped, since its threads are not there to be told.
 pub fn pool(threads: usize) -> Arc<Workers> {
+    pool_in(&POOL, threads)
+}
+
+/// The slot that `pool` keeps the pool in.
+type Slot = Mutex<Option<(usize, u32, Arc<Workers>)>>;
+
+/// `pool` over a given slot, so that a test can have one no other test
+/// touches (tests run in parallel, and one asking for another thread
+/// count replaces the shared pool).
+fn pool_in(slot: &Slot, threads: usize) -> Arc<Workers> {
     let threads = threads.max(1);
     let pid = std::process::id();
-    let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
     match guard.take() {
         Some((n, made_in, p)) if made_in == pid && n == threads => {
             *guard = Some((n, made_in, Arc::clone(&p)));
@@ -257,10 +267,14 @@ mod tests {
     }
     #[test]
     fn pool_has_the_requested_threads_and_is_reused() {
-        let a = super::pool(2);
+        let slot = super::Slot::new(None);
+        let a = super::pool_in(&slot, 2);
         assert_eq!(a.pool.current_num_threads(), 2);
-        let b = super::pool(2);
+        let b = super::pool_in(&slot, 2);
         assert!(std::sync::Arc::ptr_eq(&a, &b));
-        assert_eq!(super::pool(0).pool.current_num_threads(), 1);
+        let c = super::pool_in(&slot, 0);
+        assert_eq!(c.pool.current_num_threads(), 1);
+        assert!(!std::sync::Arc::ptr_eq(&a, &c));
+        assert_eq!(super::pool(3).pool.current_num_threads(), 3);
     }
 }
