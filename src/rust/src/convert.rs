@@ -104,8 +104,22 @@ impl Lossy {
     }
 }
 
-/// Runs along one dimension for one chunk: (source index, destination index, length).
-pub type Span = (usize, usize, usize);
+/// A run of `len` consecutive elements along one dimension of a copy:
+/// source positions `src..src + len` go to destination positions
+/// `dst..dst + len` (in elements along that dimension, not in bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub src: usize,
+    pub dst: usize,
+    pub len: usize,
+}
+
+impl From<(usize, usize, usize)> for Span {
+    /// `(src, dst, len)`, as codec/sharding.rs still spells its spans.
+    fn from((src, dst, len): (usize, usize, usize)) -> Span {
+        Span { src, dst, len }
+    }
+}
 
 /// Copy `f(src[..])` into `dst[..]` over the N-d index sets `spans`. Strides
 /// are in elements; a source stride of 0 broadcasts (used for fill values).
@@ -147,7 +161,12 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
 ) {
     if d == 0 {
         let (s0, d0) = (ss[0], ds[0]);
-        for &(a, b, len) in &spans[0] {
+        for &Span {
+            src: a,
+            dst: b,
+            len,
+        } in &spans[0]
+        {
             let sp = src.add(a * s0);
             let dp = dst.add(b * d0);
             let streamed = stream && std::mem::size_of::<D>() == 8;
@@ -180,10 +199,17 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
     // (see `words::prefetch`): for a 2-d walk with one contiguous source
     // run per column, such as a chunk gathered from R's array.
     let ahead = d == 1 && ss[0] == 1 && spans[0].len() == 1;
-    for &(a, b, len) in &spans[d] {
+    for &Span {
+        src: a,
+        dst: b,
+        len,
+    } in &spans[d]
+    {
         for k in 0..len {
             if ahead {
-                let (a0, _, n0) = spans[0][0];
+                let Span {
+                    src: a0, len: n0, ..
+                } = spans[0][0];
                 let next = src.wrapping_add((a + k + 1) * ss[1] + a0);
                 words::prefetch(next as *const u8, n0 * std::mem::size_of::<S>());
             }
@@ -230,8 +256,18 @@ unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
         && ((ss[1] == 1 && ds[0] == 1) || (ss[0] == 1 && ds[1] == 1))
         && src.is_aligned()
         && dst.is_aligned();
-    for &(a1, b1, len1) in &spans[1] {
-        for &(a0, b0, len0) in &spans[0] {
+    for &Span {
+        src: a1,
+        dst: b1,
+        len: len1,
+    } in &spans[1]
+    {
+        for &Span {
+            src: a0,
+            dst: b0,
+            len: len0,
+        } in &spans[0]
+        {
             let sp = src.add(a1 * ss[1] + a0 * ss[0]);
             let dp = dst.add(b1 * ds[1] + b0 * ds[0]);
             if words {
@@ -443,18 +479,30 @@ unsafe fn copy_dim_outer<S: Copy + 'static, D: Copy + 'static>(
 }
 
 /// Copy elements of `size` bytes unchanged between strided buffers (see
-/// `strided_copy`).
+/// `strided_copy`). `spans` may also be `(src, dst, len)` triples, as
+/// codec/sharding.rs gives them: those become `Span`s once per call.
 ///
 /// # Safety
 /// As `strided_copy`.
-pub unsafe fn copy_elements(
+pub unsafe fn copy_elements<R: Copy + Into<Span> + 'static>(
     size: usize,
     src: *const u8,
     src_strides: &[usize],
     dst: *mut u8,
     dst_strides: &[usize],
-    spans: &[Vec<Span>],
+    spans: &[Vec<R>],
 ) {
+    let owned: Vec<Vec<Span>>;
+    let spans: &[Vec<Span>] = if std::any::TypeId::of::<R>() == std::any::TypeId::of::<Span>() {
+        // SAFETY: R is Span.
+        &*(spans as *const [Vec<R>] as *const [Vec<Span>])
+    } else {
+        owned = spans
+            .iter()
+            .map(|d| d.iter().map(|&r| r.into()).collect())
+            .collect();
+        &owned
+    };
     macro_rules! by {
         ($n:expr) => {
             strided_copy(
@@ -1097,7 +1145,11 @@ pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) ->
             &src,
             out.as_mut_ptr(),
             &[1],
-            &[vec![(0, 0, n)]],
+            &[vec![Span {
+                src: 0,
+                dst: 0,
+                len: n,
+            }]],
         )
     };
     Ok(out)
@@ -1131,7 +1183,11 @@ pub fn decode_elements(
             bytes.as_ptr(),
             &[1],
             &dst,
-            &[vec![(0, 0, n)]],
+            &[vec![Span {
+                src: 0,
+                dst: 0,
+                len: n,
+            }]],
             &lossy,
         )
     };
@@ -1248,6 +1304,13 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Spans from `(src, dst, len)` triples, one list per dimension.
+    fn to_spans(runs: &[Vec<(usize, usize, usize)>]) -> Vec<Vec<Span>> {
+        runs.iter()
+            .map(|d| d.iter().map(|&r| Span::from(r)).collect())
+            .collect()
+    }
 
     #[test]
     fn elements_round_trip_with_na_as_fill() {
@@ -1368,7 +1431,8 @@ mod tests {
         // a 2 x 3 chunk stored in C order: [[0,1,2],[3,4,5]]
         let src: Vec<i32> = vec![0, 1, 2, 3, 4, 5];
         let mut dst = vec![0i32; 6];
-        let spans = vec![vec![(0, 0, 2)], vec![(0, 0, 3)]];
+        let runs = vec![vec![(0, 0, 2)], vec![(0, 0, 3)]];
+        let spans = to_spans(&runs);
         unsafe {
             strided_copy(
                 src.as_ptr(),
@@ -1398,7 +1462,15 @@ mod tests {
         let mut back = vec![T::default(); src.len()];
         let back_spans: Vec<Vec<Span>> = spans
             .iter()
-            .map(|d| d.iter().map(|&(a, b, n)| (b, a, n)).collect())
+            .map(|d| {
+                d.iter()
+                    .map(|s| Span {
+                        src: s.dst,
+                        dst: s.src,
+                        len: s.len,
+                    })
+                    .collect()
+            })
             .collect();
         // SAFETY: the callers' spans lie inside both buffers.
         unsafe {
@@ -1419,11 +1491,12 @@ mod tests {
         let ss = [shape[1], 1];
         let out_shape = [41usize, 50];
         let ds = [1, out_shape[0]];
-        let spans = vec![vec![(0, 2, 5), (9, 10, 28)], vec![(1, 0, 17), (19, 21, 26)]];
+        let runs = vec![vec![(0, 2, 5), (9, 10, 28)], vec![(1, 0, 17), (19, 21, 26)]];
+        let spans = to_spans(&runs);
         let mut want = vec![0u64; out_shape[0] * out_shape[1]];
-        for &(a1, b1, n1) in &spans[1] {
+        for &(a1, b1, n1) in &runs[1] {
             for j in 0..n1 {
-                for &(a0, b0, n0) in &spans[0] {
+                for &(a0, b0, n0) in &runs[0] {
                     for i in 0..n0 {
                         want[(b0 + i) * ds[0] + (b1 + j) * ds[1]] =
                             src[(a0 + i) * ss[0] + (a1 + j) * ss[1]] + 1;
@@ -1434,9 +1507,9 @@ mod tests {
         let (got, back) =
             copy_there_and_back(&src, &ss, &ds, want.len(), &spans, |v| v + 1, |v| v * 2);
         assert_eq!(got, want);
-        for &(a1, _, n1) in &spans[1] {
+        for &(a1, _, n1) in &runs[1] {
             for j in 0..n1 {
-                for &(a0, _, n0) in &spans[0] {
+                for &(a0, _, n0) in &runs[0] {
                     for i in 0..n0 {
                         let k = (a0 + i) * ss[0] + (a1 + j) * ss[1];
                         assert_eq!(back[k], (src[k] + 1) * 2);
@@ -1455,17 +1528,18 @@ mod tests {
         let ss = [shape[1] * shape[2], shape[2], 1];
         let out_shape = [40usize, 30, 3];
         let ds = [1, out_shape[0], out_shape[0] * out_shape[1]];
-        let spans = vec![
+        let runs = vec![
             vec![(0, 2, 5), (9, 10, 28)],
             vec![(1, 0, 17), (19, 20, 2)],
             vec![(0, 0, 3)],
         ];
+        let spans = to_spans(&runs);
         let mut want = vec![0u32; out_shape.iter().product()];
-        for &(a2, b2, n2) in &spans[2] {
+        for &(a2, b2, n2) in &runs[2] {
             for k in 0..n2 {
-                for &(a1, b1, n1) in &spans[1] {
+                for &(a1, b1, n1) in &runs[1] {
                     for j in 0..n1 {
-                        for &(a0, b0, n0) in &spans[0] {
+                        for &(a0, b0, n0) in &runs[0] {
                             for i in 0..n0 {
                                 want[(b0 + i) * ds[0] + (b1 + j) * ds[1] + (b2 + k) * ds[2]] =
                                     src[(a0 + i) * ss[0] + (a1 + j) * ss[1] + (a2 + k) * ss[2]] + 1;
@@ -1480,8 +1554,8 @@ mod tests {
         // back: column-major source, C-order destination
         for (i, (&b, &s0)) in back.iter().zip(&src).enumerate() {
             let (r, c) = (i / ss[0], (i / ss[1]) % shape[1]);
-            let selected = spans[0].iter().any(|&(a, _, n)| (a..a + n).contains(&r))
-                && spans[1].iter().any(|&(a, _, n)| (a..a + n).contains(&c));
+            let selected = runs[0].iter().any(|&(a, _, n)| (a..a + n).contains(&r))
+                && runs[1].iter().any(|&(a, _, n)| (a..a + n).contains(&c));
             assert_eq!(b, if selected { s0 + 1 } else { 0 }, "element {i}");
         }
     }
@@ -1490,7 +1564,8 @@ mod tests {
     fn zero_stride_broadcasts_a_fill() {
         let fill = [7i32];
         let mut dst = vec![0i32; 4];
-        let spans = vec![vec![(0, 1, 1)], vec![(0, 0, 2)]];
+        let runs = vec![vec![(0, 1, 1)], vec![(0, 0, 2)]];
+        let spans = to_spans(&runs);
         unsafe {
             strided_copy(
                 fill.as_ptr(),
@@ -1518,11 +1593,12 @@ mod tests {
             .flat_map(|v| v.to_ne_bytes())
             .collect();
         let shape = [9usize, 8, 4];
-        let spans = vec![
+        let runs = vec![
             vec![(0, 1, 2), (3, 5, 2)],
             vec![(1, 0, 5), (6, 7, 1)],
             vec![(0, 1, 3)],
         ];
+        let spans = to_spans(&runs);
         let read = |stream: bool| {
             let mut out = vec![-1f64; shape.iter().product()];
             let mut buf = RBufMut::Double(&mut out);
@@ -1549,7 +1625,7 @@ mod tests {
         // The definition, element by element.
         let mut want = vec![(-1f64).to_bits(); plain.len()];
         let each = |d: usize| {
-            spans[d]
+            runs[d]
                 .iter()
                 .flat_map(|&(a, b, l)| (0..l).map(move |k| (a + k, b + k)))
         };
@@ -1577,7 +1653,7 @@ mod tests {
                 &[2, 1],
                 out.as_mut_ptr(),
                 &[1, 2],
-                &[vec![(0, 0, 2)], vec![(0, 0, 2)]],
+                &to_spans(&[vec![(0, 0, 2)], vec![(0, 0, 2)]]),
                 &f,
             )
         };
@@ -1594,7 +1670,8 @@ mod tests {
         let mut out = vec![0f64; 4];
         let mut buf = RBufMut::Double(&mut out);
         let p = RBufPtr::from_mut(&mut buf, &[4]);
-        let spans = vec![vec![(0, 0, 4)]];
+        let runs = vec![vec![(0, 0, 4)]];
+        let spans = to_spans(&runs);
         unsafe {
             read_into(
                 DataType::Float64,
@@ -1630,7 +1707,7 @@ mod tests {
                 src.as_ptr(),
                 &[1],
                 &p,
-                &[vec![(0, 0, 2)]],
+                &to_spans(&[vec![(0, 0, 2)]]),
                 &lossy,
             )
         };
@@ -1650,7 +1727,7 @@ mod tests {
                 &src,
                 dst.as_mut_ptr(),
                 &[1],
-                &[vec![(0, 0, 3)]],
+                &to_spans(&[vec![(0, 0, 3)]]),
             )
         };
         let vals: Vec<i16> = dst

@@ -1,0 +1,199 @@
+//! The read/write engine: plan the chunks a selection touches, then fetch,
+//! decode and scatter them in parallel straight into a buffer R allocated
+//! (or gather, encode and store them for a write).
+//!
+//! This file opens arrays, names their keys and holds what every path
+//! shares; each path has a file of its own:
+//!
+//! - `plan`: which chunks a selection touches, the copy spans of each, how
+//!   inner chunks group into shards, and which fast path applies;
+//! - `read`: reads of unsharded arrays (whole chunks, straight into R
+//!   memory, or byte ranges of uncompressed chunks);
+//! - `write`: writes of unsharded arrays, and of partly covered shards;
+//! - `shard`: reads of sharded arrays inner chunk by inner chunk, and
+//!   writes of shards the selection covers whole;
+//! - `strings`: reads and writes of string arrays.
+
+mod plan;
+mod read;
+mod shard;
+mod strings;
+mod write;
+
+pub use strings::StringRead;
+
+use crate::codec::{CodecChain, CodecContext, Warnings};
+use crate::error::{Result, ZarrError};
+use crate::metadata::{self, ArrayMetadata, NodeMetadata};
+use crate::store::{ByteRange, Store};
+use std::sync::Arc;
+
+/// How a read or write runs.
+#[derive(Debug, Clone, Copy)]
+pub struct IoOptions {
+    pub threads: usize,
+    /// A crc32c mismatch is an error instead of a warning.
+    pub strict_checksums: bool,
+}
+
+impl IoOptions {
+    /// The codec context of one chunk (or shard) named by `what`.
+    pub fn context<'a>(&self, warnings: &'a Warnings, what: &'a str) -> CodecContext<'a> {
+        CodecContext {
+            strict_checksums: self.strict_checksums,
+            warnings,
+            what,
+        }
+    }
+}
+
+impl Default for IoOptions {
+    fn default() -> Self {
+        IoOptions {
+            threads: 1,
+            strict_checksums: false,
+        }
+    }
+}
+
+/// An open array: its store, where it lives, and its parsed metadata.
+pub struct Array {
+    pub store: Arc<dyn Store>,
+    /// Node path without leading or trailing "/"; "" for the root.
+    pub path: String,
+    pub meta: ArrayMetadata,
+    pub chain: CodecChain,
+}
+
+/// The store key of the metadata document of the node at `path`.
+pub fn metadata_key(path: &str) -> String {
+    if path.is_empty() {
+        "zarr.json".to_string()
+    } else {
+        format!("{path}/zarr.json")
+    }
+}
+
+/// Normalise a node path ("/a/b/", "a/b") to "a/b"; "/" and "" give "".
+pub fn normalize_path(path: &str) -> Result<String> {
+    let p = path.trim_matches('/');
+    if !p.is_empty() {
+        crate::store::validate_key(p).map_err(|_| {
+            ZarrError::InvalidKey(format!("invalid node path '{}'", path.escape_debug()))
+        })?;
+    }
+    Ok(p.to_string())
+}
+
+impl Array {
+    fn from_meta(store: Arc<dyn Store>, path: String, meta: ArrayMetadata) -> Result<Array> {
+        let what = format!("array '/{path}'");
+        let chain = CodecChain::from_json(
+            &meta.codecs,
+            meta.data_type,
+            &meta.fill_value.bytes,
+            meta.shape.len(),
+        )
+        .map_err(|e| e.context(&what))?;
+        if let Some(sh) = chain.sharding() {
+            let shard: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
+            sh.grid(&chain.encoded_shape(&shard))
+                .map_err(|e| e.context(&what))?;
+        }
+        Ok(Array {
+            store,
+            path,
+            meta,
+            chain,
+        })
+    }
+
+    /// Open the array whose zarr.json is at `path` in `store`.
+    pub fn open(store: Arc<dyn Store>, path: &str) -> Result<Array> {
+        let path = normalize_path(path)?;
+        let what = format!("array '/{path}'");
+        match metadata::read_node(store.as_ref(), &path).map_err(|e| e.context(&what))? {
+            Some(NodeMetadata::Array(meta)) => Array::from_meta(store, path, meta),
+            Some(NodeMetadata::Group(_)) => Err(ZarrError::Metadata(format!(
+                "'/{path}' is a group, not an array"
+            ))),
+            None => Err(ZarrError::NotFound(format!(
+                "{what}: no array metadata at '/{path}'"
+            ))),
+        }
+    }
+
+    /// The array at `path` described by `meta`, a document already read
+    /// from the store: the store is not read again, which over HTTP saves
+    /// one request per array (two or three for Zarr v2).
+    pub fn with_metadata(store: Arc<dyn Store>, path: &str, meta: ArrayMetadata) -> Result<Array> {
+        Array::from_meta(store, normalize_path(path)?, meta)
+    }
+
+    /// Validate `meta`, write its metadata documents, and open it.
+    pub fn create(store: Arc<dyn Store>, path: &str, meta: ArrayMetadata) -> Result<Array> {
+        let path = normalize_path(path)?;
+        let arr = Array::from_meta(store, path, meta)?;
+        for (name, text) in metadata::documents(&NodeMetadata::Array(arr.meta.clone()))? {
+            let key = if arr.path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", arr.path)
+            };
+            arr.store.set(&key, &text)?;
+        }
+        Ok(arr)
+    }
+
+    pub fn what(&self) -> String {
+        format!("array '/{}'", self.path)
+    }
+
+    pub fn chunk_key(&self, idx: &[u64]) -> String {
+        let k = self.meta.chunk_key_encoding.key(idx);
+        if self.path.is_empty() {
+            k
+        } else {
+            format!("{}/{}", self.path, k)
+        }
+    }
+
+    fn chunk_shape(&self) -> Vec<usize> {
+        self.meta.chunk_shape.iter().map(|&c| c as usize).collect()
+    }
+
+    fn chunk_what(&self, key: &str) -> String {
+        format!("{} chunk '{key}'", self.what())
+    }
+    /// Decode one chunk's stored bytes; `raw` None (not stored) stays None.
+    fn decode_chunk(
+        &self,
+        key: &str,
+        raw: Option<Vec<u8>>,
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(raw) = raw else { return Ok(None) };
+        let what = self.chunk_what(key);
+        let ctx = opts.context(warnings, &what);
+        self.chain.decode(raw, &self.chunk_shape(), &ctx).map(Some)
+    }
+
+    /// Fetch and decode one chunk; None when it is not stored.
+    fn load_chunk(
+        &self,
+        idx: &[u64],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Option<Vec<u8>>> {
+        let key = self.chunk_key(idx);
+        let raw = self
+            .store
+            .get(&key, ByteRange::All)
+            .map_err(|e| e.context(&self.chunk_what(&key)))?;
+        self.decode_chunk(&key, raw, opts, warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,256 @@
+//! Reads of arrays without partial sharding: whole chunks fetched,
+//! decoded and scattered in parallel; chunks stored as R holds them read
+//! straight into the result; byte ranges of uncompressed chunks.
+
+use super::plan::{cartesian, chunk_columns, chunk_index, read_spans, BATCH};
+use super::{Array, IoOptions};
+use crate::codec::Warnings;
+use crate::convert::{self, Lossy, RBufMut, RBufPtr, Span};
+use crate::error::{Result, ZarrError};
+use crate::pool::run_tasks;
+use crate::selection::{DimChunk, Selection};
+use crate::store::{ByteRange, Direct};
+
+impl Array {
+    /// Read `sel` into `out`, a column-major R buffer of `sel.shape()`.
+    /// Returns warnings for R to raise.
+    pub fn read(&self, sel: &Selection, out: &mut RBufMut, opts: IoOptions) -> Result<Vec<String>> {
+        let what = self.what();
+        sel.check(&self.meta.shape, &what)?;
+        let n = sel.num_elements();
+        if out.len() != n {
+            return Err(ZarrError::Type(format!(
+                "{what}: output buffer has {} elements, the selection {n}",
+                out.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(vec![]);
+        }
+        let dst = RBufPtr::from_mut(out, &sel.shape());
+        crate::pages::advise_huge_pages(dst.ptr, n * dst.rtype.size());
+        let warnings = Warnings::default();
+        let lossy = Lossy::default();
+        match self.chain.partial_sharding() {
+            Some(sh) => self.read_sharded(sel, sh, &dst, opts, &warnings, &lossy)?,
+            None => self.read_chunks(sel, &dst, opts, &warnings, &lossy)?,
+        }
+        let mut w = warnings.take();
+        w.extend(lossy.warnings(&what));
+        Ok(w)
+    }
+    /// Scatter a decoded chunk (or the fill value, for None) into `dst`.
+    pub(super) fn scatter(
+        &self,
+        data: Option<&[u8]>,
+        strides: &[usize],
+        c: &[&DimChunk],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) {
+        self.scatter_from(data, strides, c, None, dst, lossy)
+    }
+
+    /// `scatter` of a part of a chunk whose first element is the one at
+    /// position `base` of the chunk (a byte range of a stored chunk); None
+    /// for a whole chunk.
+    fn scatter_from(
+        &self,
+        data: Option<&[u8]>,
+        strides: &[usize],
+        c: &[&DimChunk],
+        base: Option<&[usize]>,
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) {
+        let spans: Vec<Vec<Span>> = read_spans(c, base);
+        let fill = &self.meta.fill_value.bytes;
+        let zero = vec![0usize; strides.len()];
+        // SAFETY: spans stay inside the chunk (plans split at chunk borders)
+        // and inside `dst` (the selection was checked); different chunks
+        // map to disjoint output elements.
+        unsafe {
+            match data {
+                Some(d) => convert::read_into(
+                    self.meta.data_type,
+                    fill,
+                    self.meta.fill_marks_na,
+                    d.as_ptr(),
+                    strides,
+                    dst,
+                    &spans,
+                    lossy,
+                ),
+                None => convert::read_into(
+                    self.meta.data_type,
+                    fill,
+                    self.meta.fill_marks_na,
+                    fill.as_ptr(),
+                    &zero,
+                    dst,
+                    &spans,
+                    lossy,
+                ),
+            }
+        }
+    }
+    /// Read whole chunks: fetch, decode, scatter, in parallel. Stores with
+    /// latency fetch a batch of chunks concurrently first.
+    fn read_chunks(
+        &self,
+        sel: &Selection,
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let plan = sel.plan(&self.meta.chunk_shape);
+        let chunks = cartesian(&plan);
+        let strides = self.chain.stored_strides(&self.chunk_shape());
+        if !self.store.prefers_batches() {
+            let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &strides);
+            let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
+            return run_tasks(&chunks, opts.threads, |c| {
+                if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
+                    return Ok(());
+                }
+                if ranged && self.read_chunk_part(c, &strides, dst, lossy)? {
+                    return Ok(());
+                }
+                let data = self.load_chunk(&chunk_index(c), opts, warnings)?;
+                self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                Ok(())
+            });
+        }
+        for batch in chunks.chunks(BATCH) {
+            let keys: Vec<(String, ByteRange)> = batch
+                .iter()
+                .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
+                .collect();
+            let fetched = self.store.get_many(&keys);
+            let jobs: Vec<_> = batch.iter().zip(keys.iter().zip(fetched)).collect();
+            run_tasks(&jobs, opts.threads, |(c, ((key, _), raw))| {
+                let raw = raw.clone().map_err(|e| e.context(&self.chunk_what(key)))?;
+                let data = self.decode_chunk(key, raw, opts, warnings)?;
+                self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+    /// Read chunk `c` from the store straight into its place in `dst`,
+    /// one column of the chunk per buffer, without a copy in between; then
+    /// turn fill values into NA where the array asks for it. Only for a
+    /// chunk the selection covers whole (so no edge chunk, whose stored
+    /// columns run past the array). Returns false when it did not apply:
+    /// the caller then reads the chunk the usual way, which overwrites
+    /// whatever this left.
+    fn read_chunk_straight(
+        &self,
+        c: &[&DimChunk],
+        strides: &[usize],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) -> Result<bool> {
+        let shape = self.chunk_shape();
+        let Some(columns) = chunk_columns(c, &shape, &dst.strides) else {
+            return Ok(false);
+        };
+        let size = self.meta.data_type.size();
+        // SAFETY: the columns lie inside dst (the selection was checked and
+        // covers this chunk whole) and belong to this chunk alone, so no
+        // other task touches them while these slices live.
+        let mut bufs: Vec<std::io::IoSliceMut> = columns
+            .iter()
+            .map(|&(o, n)| unsafe {
+                std::io::IoSliceMut::new(std::slice::from_raw_parts_mut(
+                    dst.ptr.add(o * size),
+                    n * size,
+                ))
+            })
+            .collect();
+        let key = self.chunk_key(&chunk_index(c));
+        match self
+            .store
+            .get_direct(&key, &mut bufs)
+            .map_err(|e| e.context(&self.chunk_what(&key)))?
+        {
+            Direct::NotDone => Ok(false),
+            Direct::Missing => {
+                self.scatter(None, strides, c, dst, lossy);
+                Ok(true)
+            }
+            Direct::Done => {
+                if self.meta.fill_marks_na {
+                    let fill = &self.meta.fill_value.bytes;
+                    for &(o, n) in &columns {
+                        // SAFETY: as above; the column was just read.
+                        unsafe {
+                            convert::fill_to_na_in_place(
+                                self.meta.data_type,
+                                fill,
+                                dst.ptr.add(o * size),
+                                n,
+                            )
+                        };
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+    /// Read only the bytes of an uncompressed chunk (`stores_plain_elements`)
+    /// that the selection needs: the range from its first to its last
+    /// selected element, when that is at most half the chunk. A small
+    /// region across chunk corners then reads a fraction of each chunk.
+    /// Returns false when it did not apply.
+    fn read_chunk_part(
+        &self,
+        c: &[&DimChunk],
+        strides: &[usize],
+        dst: &RBufPtr,
+        lossy: &Lossy,
+    ) -> Result<bool> {
+        let shape = self.chunk_shape();
+        let mut base = Vec::with_capacity(c.len());
+        let (mut lo, mut hi) = (0usize, 1usize);
+        for ((d, &s), &n) in c.iter().zip(strides).zip(&shape) {
+            let first = d.runs.iter().map(|r| r.start as usize).min().unwrap_or(0);
+            let last = d
+                .runs
+                .iter()
+                .map(|r| r.start as usize + r.len)
+                .max()
+                .unwrap_or(n)
+                .max(first + 1)
+                - 1;
+            base.push(first);
+            lo += first * s;
+            hi += last * s;
+        }
+        let elements: usize = shape.iter().product();
+        if (hi - lo) * 2 > elements {
+            return Ok(false);
+        }
+        let size = self.meta.data_type.size();
+        let key = self.chunk_key(&chunk_index(c));
+        let what = self.chunk_what(&key);
+        let range = ByteRange::Range {
+            offset: (lo * size) as u64,
+            length: ((hi - lo) * size) as u64,
+        };
+        // A range past the end of a truncated chunk is a corrupt_chunk
+        // error of the store.
+        let data = self.store.get(&key, range).map_err(|e| e.context(&what))?;
+        if let Some(d) = &data {
+            if d.len() != (hi - lo) * size {
+                return Err(ZarrError::CorruptChunk(format!(
+                    "{what}: shorter than a chunk of {elements} elements of {}",
+                    self.meta.data_type.name()
+                )));
+            }
+        }
+        self.scatter_from(data.as_deref(), strides, c, Some(&base), dst, lossy);
+        Ok(true)
+    }
+}

@@ -1,0 +1,319 @@
+//! Sharded arrays: reads inner chunk by inner chunk (only the byte ranges
+//! the selection needs, after each touched shard's index), and writes of
+//! shards the selection covers whole, encoded straight from R memory.
+
+use super::plan::{
+    cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, BATCH,
+};
+use super::{Array, IoOptions};
+use crate::codec::sharding::{Buffers, Sharding};
+use crate::codec::Warnings;
+use crate::convert::{self, Lossy, RBufPtr, Span};
+use crate::error::{Result, ZarrError};
+use crate::pool::{collect_tasks, run_tasks};
+use crate::selection::{DimChunk, Selection};
+use crate::store::ByteRange;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+impl Array {
+    /// Read a sharded array one inner chunk at a time: fetch each touched
+    /// shard's index, then only the byte ranges of the inner chunks the
+    /// selection needs (the whole shard when it needs most of them).
+    pub(super) fn read_sharded(
+        &self,
+        sel: &Selection,
+        sh: &Sharding,
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
+        let grid = sh.grid(&self.chunk_shape())?;
+        let plan = sel.plan(&inner);
+        let chunks = cartesian(&plan);
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        if !self.store.prefers_batches() {
+            return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
+        }
+        // Fetching is per shard (one index each); decoding is per inner
+        // chunk, in parallel across all shards of a round.
+        for group in group_by_shard(&chunks, &grid).chunks(BATCH) {
+            let fetched = collect_tasks(group, opts.threads, |(sidx, cs)| {
+                self.fetch_inner_chunks(sh, &grid, sidx, cs, opts, warnings)
+            })?;
+            let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
+            run_tasks(&jobs, opts.threads, |job| {
+                let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let data = match bytes {
+                    None => None,
+                    Some(b) => {
+                        let what = format!(
+                            "{} (inner chunk {:?})",
+                            self.chunk_what(&job.key),
+                            job.position()
+                        );
+                        let ctx = opts.context(warnings, &what);
+                        Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
+                    }
+                };
+                self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `read_sharded` on a store without latency: all touched shard
+    /// indexes first, then each task reads its inner chunk's byte range
+    /// itself, decodes and scatters it. No shard is held in memory, and the
+    /// stored bytes are copied once.
+    #[allow(clippy::too_many_arguments)]
+    fn read_sharded_local(
+        &self,
+        chunks: &[Chunk],
+        sh: &Sharding,
+        grid: &[usize],
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let groups = group_by_shard(chunks, grid);
+        let indexes = collect_tasks(&groups, opts.threads, |(sidx, _)| {
+            let key = self.chunk_key(sidx);
+            let what = self.chunk_what(&key);
+            let ctx = opts.context(warnings, &what);
+            let index = self
+                .store
+                .get(&key, sh.index_range(grid)?)
+                .map_err(|e| e.context(&what))?;
+            let entries = match index {
+                Some(bytes) => Some(sh.decode_index(bytes, grid, &ctx)?),
+                None => None,
+            };
+            Ok((key, entries))
+        })?;
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for ((_, cs), (key, entries)) in groups.iter().zip(&indexes) {
+            for c in cs {
+                let entry = entries.as_ref().and_then(|e| e[position_in_shard(c, grid)]);
+                jobs.push((*c, key.as_str(), entry));
+            }
+        }
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        run_tasks(&jobs, opts.threads, |&(c, key, entry)| {
+            let data = match entry {
+                None => None,
+                Some((offset, length)) => {
+                    let what = format!(
+                        "{} (inner chunk {:?})",
+                        self.chunk_what(key),
+                        chunk_index(c)
+                    );
+                    let bytes = self
+                        .store
+                        .get(key, ByteRange::Range { offset, length })
+                        .map_err(|e| e.context(&what))?
+                        .ok_or_else(|| {
+                            ZarrError::CorruptChunk(format!(
+                                "{what}: the shard disappeared while it was read"
+                            ))
+                        })?;
+                    let ctx = opts.context(warnings, &what);
+                    Some(sh.inner.decode(bytes, &sh.inner_shape, &ctx)?)
+                }
+            };
+            self.scatter(data.as_deref(), &inner_strides, c, dst, lossy);
+            Ok(())
+        })
+    }
+
+    /// The stored bytes of the inner chunks `cs` of shard `sidx` (None
+    /// for those not stored, or when the shard is missing).
+    fn fetch_inner_chunks<'p>(
+        &self,
+        sh: &Sharding,
+        grid: &[usize],
+        sidx: &[u64],
+        cs: &[&'p Vec<&'p DimChunk>],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Vec<InnerFetch<'p>>> {
+        let key = self.chunk_key(sidx);
+        let what = self.chunk_what(&key);
+        let ctx = opts.context(warnings, &what);
+        let job = |chunk, bytes| InnerFetch {
+            chunk,
+            bytes: std::sync::Mutex::new(bytes),
+            key: key.clone(),
+        };
+        let per_shard: usize = grid.iter().product();
+        // Most of the shard is needed: one read of it beats many ranges.
+        let whole = if cs.len() * 2 > per_shard {
+            self.store
+                .get(&key, ByteRange::All)
+                .map_err(|e| e.context(&what))?
+        } else {
+            None
+        };
+        let index_bytes = match &whole {
+            Some(data) => Some(sh.index_of(data, grid, &what)?.to_vec()),
+            None if cs.len() * 2 > per_shard => None,
+            None => self
+                .store
+                .get(&key, sh.index_range(grid)?)
+                .map_err(|e| e.context(&what))?,
+        };
+        let Some(index_bytes) = index_bytes else {
+            return Ok(cs.iter().map(|c| job(*c, None)).collect());
+        };
+        let entries = sh.decode_index(index_bytes, grid, &ctx)?;
+        let mut out = Vec::with_capacity(cs.len());
+        let mut ranges = Vec::new();
+        for c in cs {
+            match (entries[position_in_shard(c, grid)], &whole) {
+                (None, _) => out.push(job(*c, None)),
+                (Some(e), Some(data)) => {
+                    out.push(job(*c, Some(sh.inner_bytes(data, e, &what)?.to_vec())))
+                }
+                (Some((offset, length)), None) => {
+                    ranges.push((*c, (key.clone(), ByteRange::Range { offset, length })))
+                }
+            }
+        }
+        let requests: Vec<(String, ByteRange)> = ranges.iter().map(|(_, r)| r.clone()).collect();
+        let got = if self.store.prefers_batches() {
+            self.store.get_many(&requests)
+        } else {
+            requests
+                .iter()
+                .map(|(k, r)| self.store.get(k, *r))
+                .collect()
+        };
+        for ((c, _), g) in ranges.into_iter().zip(got) {
+            let bytes = g.map_err(|e| e.context(&what))?.ok_or_else(|| {
+                ZarrError::CorruptChunk(format!("{what}: the shard disappeared while it was read"))
+            })?;
+            out.push(job(c, Some(bytes)));
+        }
+        Ok(out)
+    }
+    /// Shards `shards`, each covered whole by the write, encoded straight
+    /// from the R buffer `src`: every inner chunk of every shard is a task
+    /// of one run, and the task that encodes a shard's last inner chunk
+    /// stores the shard (or erases it, when it holds only the fill value).
+    /// With a task per shard, the last shards ran one per thread: 16
+    /// shards on 2 threads left a thread idle for half a shard, and 3
+    /// shards left one idle for a whole shard.
+    pub(super) fn write_shards(
+        &self,
+        sh: &Sharding,
+        shards: &[Chunk],
+        src: &RBufPtr,
+        threads: usize,
+    ) -> Result<()> {
+        let (grid, positions) = sh.inner_positions(&self.chunk_shape())?;
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        let buffers = Buffers::default();
+        // A shard's key, its encoded inner chunks as they come, and how
+        // many are still to come.
+        struct Pending {
+            key: String,
+            slots: Vec<Mutex<Option<Vec<u8>>>>,
+            left: AtomicUsize,
+        }
+        let pending: Vec<Pending> = shards
+            .iter()
+            .map(|c| Pending {
+                key: self.chunk_key(&chunk_index(c)),
+                slots: positions.iter().map(|_| Mutex::new(None)).collect(),
+                left: AtomicUsize::new(positions.len()),
+            })
+            .collect();
+        let jobs: Vec<(usize, usize)> = (0..shards.len())
+            .flat_map(|s| (0..positions.len()).map(move |p| (s, p)))
+            .collect();
+        run_tasks(&jobs, threads, |&(s, p)| {
+            let shard = &pending[s];
+            let in_shard = |e: ZarrError| e.context(&self.chunk_what(&shard.key));
+            let enc = sh
+                .encode_inner(&positions[p], &buffers, |at, buf| {
+                    self.gather_inner(sh, &inner_strides, &shards[s], src, at, buf)
+                })
+                .map_err(in_shard)?;
+            *shard.slots[p].lock().unwrap_or_else(|e| e.into_inner()) = enc;
+            if shard.left.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return Ok(());
+            }
+            let encoded: Vec<Option<Vec<u8>>> = shard
+                .slots
+                .iter()
+                .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
+                .collect();
+            match sh.assemble_stored(encoded, &grid).map_err(in_shard)? {
+                Some(parts) => {
+                    let stored = self.store.set_parts(&shard.key, &parts.parts());
+                    buffers.give_all(parts.into_buffers());
+                    stored
+                }
+                None => self.store.erase(&shard.key),
+            }
+            .map_err(in_shard)
+        })
+    }
+
+    /// Write the inner chunk at grid position `idx` of shard `c` (which
+    /// the write covers whole) from `src` into `buf`, laid out as the inner
+    /// chain stores it (`inner_strides`).
+    fn gather_inner(
+        &self,
+        sh: &Sharding,
+        inner_strides: &[usize],
+        c: &[&DimChunk],
+        src: &RBufPtr,
+        idx: &[usize],
+        buf: &mut [u8],
+    ) {
+        let inner_n: usize = sh.inner_shape.iter().product();
+        let fill = &self.meta.fill_value.bytes;
+        let spans: Vec<Vec<Span>> = inner_write_spans(c, idx, &sh.inner_shape);
+        let covered: usize = spans
+            .iter()
+            .map(|runs| runs.iter().map(|r| r.len).sum::<usize>())
+            .product();
+        if covered < inner_n {
+            // Past the array's edge: those elements hold the fill value.
+            for e in buf.chunks_exact_mut(fill.len()) {
+                e.copy_from_slice(fill);
+            }
+        }
+        // SAFETY: spans stay inside the inner chunk and inside `src`.
+        unsafe {
+            convert::write_from(
+                self.meta.data_type,
+                fill,
+                src,
+                buf.as_mut_ptr(),
+                inner_strides,
+                &spans,
+            )
+        };
+    }
+}
+
+/// An inner chunk of a shard as fetched: the part of the selection it
+/// holds, its stored bytes (None when not stored) and its shard's key.
+struct InnerFetch<'p> {
+    chunk: &'p Vec<&'p DimChunk>,
+    // Taken (not cloned) by the task that decodes it.
+    bytes: std::sync::Mutex<Option<Vec<u8>>>,
+    key: String,
+}
+
+impl InnerFetch<'_> {
+    fn position(&self) -> Vec<u64> {
+        chunk_index(self.chunk)
+    }
+}

@@ -1,0 +1,238 @@
+//! String arrays: reads decode chunks in parallel and keep them, with a
+//! map from each result element to its chunk and element (the bindings
+//! make the R strings); writes merge into the stored chunk's strings.
+
+use super::plan::{cartesian, chunk_index, read_spans, write_spans};
+use super::{Array, IoOptions};
+use crate::codec::Warnings;
+use crate::convert::{self, Span};
+use crate::error::{Result, ZarrError};
+use crate::pool::{collect_tasks, run_tasks};
+use crate::selection::{DimChunk, Selection};
+use crate::store::ByteRange;
+
+impl Array {
+    fn fill_string(&self) -> Result<String> {
+        String::from_utf8(self.meta.fill_value.bytes.clone()).map_err(|_| {
+            ZarrError::Metadata(format!("{}: the fill value is not UTF-8", self.what()))
+        })
+    }
+
+    /// Read `sel` of a string array. Decoding runs in parallel; the result
+    /// refers into the decoded chunks, and the bindings make the R strings.
+    pub fn read_strings(
+        &self,
+        sel: &Selection,
+        opts: IoOptions,
+    ) -> Result<(StringRead, Vec<String>)> {
+        let what = self.what();
+        sel.check(&self.meta.shape, &what)?;
+        let n = sel.num_elements();
+        let mut read = StringRead {
+            chunks: Vec::new(),
+            which: vec![0; n],
+            elem: vec![0; n],
+            fill: self.fill_string()?,
+            // Fixed-width strings have no NA: "" (all NULs) is just "".
+            marks_na: self.meta.fill_marks_na && self.chain.fixed_string().is_none(),
+        };
+        if n == 0 {
+            return Ok((read, vec![]));
+        }
+        let plan = sel.plan(&self.meta.chunk_shape);
+        let chunks: Vec<(usize, Vec<&DimChunk>)> =
+            cartesian(&plan).into_iter().enumerate().collect();
+        let cshape = self.chunk_shape();
+        let strides = self.chain.stored_strides(&cshape);
+        let out_strides = convert::column_major_strides(&sel.shape());
+        let iota: Vec<u32> = (0..cshape.iter().product::<usize>() as u32).collect();
+        let zero = vec![0usize; cshape.len()];
+        let (which, elem) = (
+            SendPtr(read.which.as_mut_ptr()),
+            SendPtr(read.elem.as_mut_ptr()),
+        );
+        let warnings = Warnings::default();
+        read.chunks = collect_tasks(&chunks, opts.threads, |(k, c)| {
+            let idx = chunk_index(c);
+            let key = self.chunk_key(&idx);
+            let what = self.chunk_what(&key);
+            let decoded = match self
+                .store
+                .get(&key, ByteRange::All)
+                .map_err(|e| e.context(&what))?
+            {
+                None => None,
+                Some(raw) => {
+                    let ctx = opts.context(&warnings, &what);
+                    let strings = self.chain.decode_strings(raw, &cshape, &ctx)?;
+                    // R strings cannot hold NUL, which UTF-8 allows.
+                    if let Some(i) = strings.iter().position(|s| s.contains('\0')) {
+                        return Err(ZarrError::Unsupported(format!(
+                            "{what}: string {i} contains a NUL character, which R strings cannot hold"
+                        )));
+                    }
+                    Some(strings)
+                }
+            };
+            let spans: Vec<Vec<Span>> = read_spans(c, None);
+            let k = *k as u32;
+            // SAFETY: as in `scatter`: disjoint output elements per chunk.
+            unsafe {
+                convert::strided_copy(
+                    iota.as_ptr(),
+                    &strides,
+                    elem.get(),
+                    &out_strides,
+                    &spans,
+                    &|v| v,
+                );
+                convert::strided_copy(
+                    &k as *const u32,
+                    &zero,
+                    which.get(),
+                    &out_strides,
+                    &spans,
+                    &|v| v,
+                );
+            }
+            Ok(decoded)
+        })?;
+        Ok((read, warnings.take()))
+    }
+
+    /// Write strings (None = NA, written as the fill value), laid out
+    /// column-major in the selection's shape.
+    pub fn write_strings(
+        &self,
+        sel: &Selection,
+        data: &[Option<&str>],
+        opts: IoOptions,
+    ) -> Result<Vec<String>> {
+        if !self.check_write(sel, data.len())? {
+            return Ok(vec![]);
+        }
+        if let Some(f) = self.chain.fixed_string() {
+            // Refused before anything is written, and never cut short.
+            let what = self.what();
+            for (i, v) in data.iter().enumerate() {
+                match v {
+                    None => {
+                        return Err(ZarrError::Type(format!(
+                            "{what}: value {} is NA, which a fixed-width string array (dtype {}) cannot hold",
+                            i + 1,
+                            f.numpy_dtype()
+                        )))
+                    }
+                    Some(s) => {
+                        if let Some(why) = f.refusal(s) {
+                            return Err(ZarrError::Type(format!("{what}: value {}: {why}", i + 1)));
+                        }
+                    }
+                }
+            }
+        }
+        let fill = self.fill_string()?;
+        let plan = sel.plan(&self.meta.chunk_shape);
+        let chunks = cartesian(&plan);
+        let cshape = self.chunk_shape();
+        let cn: usize = cshape.iter().product();
+        let strides = self.chain.stored_strides(&cshape);
+        let data_strides = convert::column_major_strides(&sel.shape());
+        let iota: Vec<usize> = (0..data.len()).collect();
+        let warnings = Warnings::default();
+        run_tasks(&chunks, opts.threads, |c| {
+            let idx = chunk_index(c);
+            let key = self.chunk_key(&idx);
+            let what = self.chunk_what(&key);
+            let mut buf = match self.covers_chunk(c, &idx) {
+                true => None,
+                false => match self
+                    .store
+                    .get(&key, ByteRange::All)
+                    .map_err(|e| e.context(&what))?
+                {
+                    None => None,
+                    Some(raw) => {
+                        let ctx = opts.context(&warnings, &what);
+                        Some(self.chain.decode_strings(raw, &cshape, &ctx)?)
+                    }
+                },
+            }
+            .unwrap_or_else(|| vec![fill.clone(); cn]);
+            // Which data element lands on each chunk element (MAX: none).
+            let mut source = vec![usize::MAX; cn];
+            let spans: Vec<Vec<Span>> = write_spans(c);
+            // SAFETY: spans stay inside the data and the chunk.
+            unsafe {
+                convert::strided_copy(
+                    iota.as_ptr(),
+                    &data_strides,
+                    source.as_mut_ptr(),
+                    &strides,
+                    &spans,
+                    &|v| v,
+                )
+            };
+            for (b, &i) in buf.iter_mut().zip(&source) {
+                if i != usize::MAX {
+                    *b = data[i].unwrap_or(&fill).to_owned();
+                }
+            }
+            if buf.iter().all(|s| *s == fill) {
+                self.store.erase(&key).map_err(|e| e.context(&what))
+            } else {
+                let enc = self
+                    .chain
+                    .encode_strings(&buf, &cshape)
+                    .map_err(|e| e.context(&what))?;
+                self.store.set(&key, &enc).map_err(|e| e.context(&what))
+            }
+        })?;
+        Ok(warnings.take())
+    }
+}
+
+/// Strings read from an array: output element `i` is element `elem[i]`
+/// of decoded chunk `which[i]` (the fill value where that chunk is missing).
+pub struct StringRead {
+    chunks: Vec<Option<Vec<String>>>,
+    which: Vec<u32>,
+    elem: Vec<u32>,
+    fill: String,
+    marks_na: bool,
+}
+
+impl StringRead {
+    pub fn len(&self) -> usize {
+        self.which.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.which.is_empty()
+    }
+
+    /// Element `i`, or None where it is NA (equal to the fill value).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let s = match &self.chunks[self.which[i] as usize] {
+            Some(c) => c[self.elem[i] as usize].as_str(),
+            None => self.fill.as_str(),
+        };
+        if self.marks_na && s == self.fill {
+            None
+        } else {
+            Some(s)
+        }
+    }
+}
+
+/// A pointer into a buffer that worker threads fill at disjoint places.
+struct SendPtr<T>(*mut T);
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    // A method, so closures capture the wrapper and not the bare pointer.
+    fn get(&self) -> *mut T {
+        self.0
+    }
+}
