@@ -23,6 +23,7 @@ mod write;
 pub use strings::StringRead;
 
 use crate::codec::{CodecChain, CodecContext, Warnings};
+use crate::convert::{Materialize, NaRule};
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::store::{ByteRange, Store};
@@ -160,6 +161,15 @@ impl Array {
 
     fn chunk_shape(&self) -> Vec<usize> {
         self.meta.chunk_shape.iter().map(|&c| c as usize).collect()
+    }
+
+    /// The element rules of this array's reads and writes.
+    fn materialize(&self) -> Materialize<'_> {
+        Materialize {
+            dtype: self.meta.data_type,
+            fill: &self.meta.fill_value.bytes,
+            na: NaRule::of(self.meta.fill_marks_na),
+        }
     }
 
     fn chunk_what(&self, key: &str) -> String {

@@ -64,6 +64,7 @@ impl Array {
         lossy: &Lossy,
     ) {
         let spans: Vec<Vec<Span>> = read_spans(c, base);
+        let m = self.materialize();
         let fill = &self.meta.fill_value.bytes;
         let zero = vec![0usize; strides.len()];
         // SAFETY: spans stay inside the chunk (plans split at chunk borders)
@@ -71,26 +72,8 @@ impl Array {
         // map to disjoint output elements.
         unsafe {
             match data {
-                Some(d) => convert::read_into(
-                    self.meta.data_type,
-                    fill,
-                    self.meta.fill_marks_na,
-                    d.as_ptr(),
-                    strides,
-                    dst,
-                    &spans,
-                    lossy,
-                ),
-                None => convert::read_into(
-                    self.meta.data_type,
-                    fill,
-                    self.meta.fill_marks_na,
-                    fill.as_ptr(),
-                    &zero,
-                    dst,
-                    &spans,
-                    lossy,
-                ),
+                Some(d) => m.read_into(d.as_ptr(), strides, dst, &spans, lossy),
+                None => m.read_into(fill.as_ptr(), &zero, dst, &spans, lossy),
             }
         }
     }

@@ -8,7 +8,7 @@ use super::plan::{
 use super::{Array, IoOptions};
 use crate::codec::sharding::{Buffers, Sharding};
 use crate::codec::Warnings;
-use crate::convert::{self, Lossy, RBufPtr, Span};
+use crate::convert::{Lossy, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
@@ -291,14 +291,8 @@ impl Array {
         }
         // SAFETY: spans stay inside the inner chunk and inside `src`.
         unsafe {
-            convert::write_from(
-                self.meta.data_type,
-                fill,
-                src,
-                buf.as_mut_ptr(),
-                inner_strides,
-                &spans,
-            )
+            self.materialize()
+                .write_from(src, buf.as_mut_ptr(), inner_strides, &spans)
         };
     }
 }

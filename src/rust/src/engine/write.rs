@@ -44,7 +44,7 @@ impl Array {
         let chunks = cartesian(&plan);
         let cshape = self.chunk_shape();
         let strides = self.chain.stored_strides(&cshape);
-        let dtype = self.meta.data_type;
+        let m = self.materialize();
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
         let straight = self.stores_as_r(src.rtype, &strides);
@@ -77,7 +77,7 @@ impl Array {
                 // cover the whole chunk, so all `chunk_bytes` are written
                 // before the length is set.
                 unsafe {
-                    convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans);
+                    m.write_from(&src, buf.as_mut_ptr(), &strides, &spans);
                     buf.set_len(chunk_bytes);
                 }
                 buf
@@ -90,9 +90,7 @@ impl Array {
                 .unwrap_or_else(|| fill.repeat(cshape.iter().product()));
                 // SAFETY: spans stay inside the chunk and inside `data`; each
                 // task owns its chunk buffer.
-                unsafe {
-                    convert::write_from(dtype, fill, &src, buf.as_mut_ptr(), &strides, &spans)
-                };
+                unsafe { m.write_from(&src, buf.as_mut_ptr(), &strides, &spans) };
                 buf
             };
             let what = self.chunk_what(&key);
