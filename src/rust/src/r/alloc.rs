@@ -1,0 +1,121 @@
+//! Result vectors: R's custom allocator (which extendr does not bind) over
+//! memory of `pages::blocks`, and the R buffer of a result vector.
+
+use super::*;
+
+pub(super) fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
+    let sexptype = match rtype {
+        RType::Logical => SEXPTYPE::LGLSXP,
+        RType::Integer => SEXPTYPE::INTSXP,
+        RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
+        RType::Complex => SEXPTYPE::CPLXSXP,
+        RType::Character => SEXPTYPE::STRSXP,
+    };
+    let mut v =
+        alloc_large(sexptype, n, rtype.size()).unwrap_or_else(|| Robj::alloc_vector(sexptype, n));
+    if rtype == RType::Integer64 {
+        v.set_class(["integer64"])
+            .expect("setting a class on a new vector");
+    }
+    v
+}
+
+/// R's custom allocator (R_ext/Rallocators.h; "Custom allocators" in
+/// Writing R Extensions), which extendr does not bind.
+#[repr(C)]
+struct RAllocator {
+    mem_alloc: unsafe extern "C" fn(*mut RAllocator, usize) -> *mut std::ffi::c_void,
+    mem_free: unsafe extern "C" fn(*mut RAllocator, *mut std::ffi::c_void),
+    res: *mut std::ffi::c_void,
+    data: *mut std::ffi::c_void,
+}
+
+// SEXP is an opaque pointer to R; its pointee is never touched from Rust.
+#[allow(improper_ctypes)]
+extern "C" {
+    fn Rf_allocVector3(t: SEXPTYPE, n: isize, allocator: *mut RAllocator) -> extendr_ffi::SEXP;
+}
+
+/// A block taken before R asks for it, so that a refusal falls back to
+/// R's own allocation instead of an R error unwinding through Rust.
+struct Reserved {
+    ptr: *mut u8,
+    len: usize,
+}
+
+unsafe extern "C" fn block_alloc(a: *mut RAllocator, size: usize) -> *mut std::ffi::c_void {
+    // SAFETY: `data` points to the Reserved of alloc_large, alive for the
+    // whole Rf_allocVector3 call that calls this.
+    let reserved = unsafe { &mut *((*a).data as *mut Reserved) };
+    if size > reserved.len {
+        return std::ptr::null_mut();
+    }
+    std::mem::replace(&mut reserved.ptr, std::ptr::null_mut()) as *mut std::ffi::c_void
+}
+
+unsafe extern "C" fn block_free(_: *mut RAllocator, ptr: *mut std::ffi::c_void) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: R hands back the pointer block_alloc gave it, once.
+    unsafe {
+        crate::pages::blocks::give(ptr as *mut u8)
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = ptr;
+}
+
+/// A numeric vector of `n` elements of `elt_size` bytes in memory of
+/// pages::blocks (reused across reads), or None where that does not apply:
+/// small vectors, strings, other systems, no memory. The contents are
+/// left as they are: the caller writes every element.
+fn alloc_large(sexptype: SEXPTYPE, n: usize, elt_size: usize) -> Option<Robj> {
+    let bytes = n.checked_mul(elt_size)?;
+    if sexptype == SEXPTYPE::STRSXP || bytes < crate::pages::MIN_ADVISED_BYTES {
+        return None;
+    }
+    // R asks for its vector header and a copy of the allocator on top of
+    // the data; 256 bytes is more than both.
+    let len = bytes.checked_add(256)?;
+    #[cfg(target_os = "linux")]
+    let ptr = crate::pages::blocks::take(len);
+    #[cfg(not(target_os = "linux"))]
+    let ptr: *mut u8 = std::ptr::null_mut();
+    if ptr.is_null() {
+        return None;
+    }
+    let mut reserved = Reserved { ptr, len };
+    let mut allocator = RAllocator {
+        mem_alloc: block_alloc,
+        mem_free: block_free,
+        res: std::ptr::null_mut(),
+        data: &mut reserved as *mut Reserved as *mut std::ffi::c_void,
+    };
+    // SAFETY: R copies the allocator into the block, so a local one may
+    // go; the vector is protected by from_sexp before anything else can
+    // allocate. block_alloc hands R the reserved block, which fits.
+    unsafe {
+        let sexp = Rf_allocVector3(sexptype, n as isize, &mut allocator);
+        Some(Robj::from_sexp(sexp))
+    }
+}
+
+/// Run `f` on the memory of `v`, a vector made by `alloc_r_vector(rtype, ..)`.
+pub(super) fn with_r_buffer<T>(
+    v: &mut Robj,
+    rtype: RType,
+    f: impl FnOnce(&mut RBufMut) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: `v` was allocated with the vector type matching `rtype`.
+    let mut buf = unsafe {
+        match rtype {
+            RType::Logical => RBufMut::Logical(v.as_typed_slice_raw_mut::<i32>()),
+            RType::Integer => RBufMut::Integer(v.as_typed_slice_raw_mut::<i32>()),
+            RType::Double => RBufMut::Double(v.as_typed_slice_raw_mut::<f64>()),
+            RType::Integer64 => RBufMut::Integer64(v.as_typed_slice_raw_mut::<i64>()),
+            RType::Complex => RBufMut::Complex(v.as_typed_slice_raw_mut::<[f64; 2]>()),
+            RType::Character => {
+                return Err(ZarrError::Type("strings have no numeric buffer".into()))
+            }
+        }
+    };
+    f(&mut buf)
+}

@@ -1,0 +1,234 @@
+//! Bindings of arrays: open, attach, create, metadata, read and write.
+
+use super::*;
+
+fn array_value(a: Array) -> Robj {
+    ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
+}
+
+/// @noRd
+#[extendr]
+fn rz_array_open(store: Robj, path: &str) -> Robj {
+    guard(|| Ok(array_value(Array::open(store_of(&store)?, path)?)))
+}
+
+/// The array at `path` from its R-form metadata `json` (as
+/// rz_node_metadata gave it), without reading the store.
+/// @noRd
+#[extendr]
+fn rz_array_attach(store: Robj, path: &str, json: &str) -> Robj {
+    guard(|| {
+        let what = format!("array '/{}'", path.trim_start_matches('/'));
+        let meta = array_metadata(json).map_err(|e| e.context(&what))?;
+        Ok(array_value(Array::with_metadata(
+            store_of(&store)?,
+            path,
+            meta,
+        )?))
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
+    guard(|| {
+        let meta = array_metadata(json)?;
+        Ok(array_value(Array::create(store_of(&store)?, path, meta)?))
+    })
+}
+
+/// Array metadata in R form (JSON text); a group's is refused.
+fn array_metadata(json: &str) -> Result<ArrayMetadata> {
+    match crate::metadata::parse_r_form(json.as_bytes())? {
+        NodeMetadata::Array(m) => Ok(m),
+        NodeMetadata::Group(_) => Err(ZarrError::Metadata(
+            "expected array metadata, got a group".into(),
+        )),
+    }
+}
+
+/// The array's metadata in R form (JSON text).
+/// @noRd
+#[extendr]
+fn rz_array_metadata(h: Robj) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let doc = crate::metadata::r_form(&NodeMetadata::Array(a.meta.clone()));
+        Ok(serde_json::to_string_pretty(&doc)
+            .map_err(ZarrError::from)?
+            .into())
+    })
+}
+
+/// The slice of an R vector of data to write.
+pub(super) fn r_data<'a>(data: &'a Robj, what: &str) -> Result<RBuf<'a>> {
+    // SAFETY: each arm matches the vector's own type; the slice lives as
+    // long as `data`, which the caller keeps alive for the call.
+    unsafe {
+        Ok(match data.rtype() {
+            Rtype::Logicals => RBuf::Logical(data.as_typed_slice_raw::<i32>()),
+            Rtype::Integers => RBuf::Integer(data.as_typed_slice_raw::<i32>()),
+            Rtype::Doubles if data.inherits("integer64") => {
+                RBuf::Integer64(data.as_typed_slice_raw::<i64>())
+            }
+            Rtype::Doubles => RBuf::Double(data.as_typed_slice_raw::<f64>()),
+            Rtype::Complexes => RBuf::Complex(data.as_typed_slice_raw::<[f64; 2]>()),
+            other => {
+                return Err(ZarrError::Type(format!(
+                    "{what}: data of R type {other:?} cannot be written"
+                )))
+            }
+        })
+    }
+}
+
+/// One entry per dimension: a numeric vector of 0-based indices, or one
+/// with attribute `zarr_range` holding c(start, count).
+fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
+    if sel.is_null() {
+        return Ok(Selection::all(shape));
+    }
+    let list: List = sel
+        .try_into()
+        .map_err(|_| ZarrError::Selection("the selection must be a list".into()))?;
+    let mut dims = Vec::with_capacity(list.len());
+    for (d, item) in list.values().enumerate() {
+        let nums: Vec<f64> = if let Some(x) = item.as_real_slice() {
+            x.to_vec()
+        } else if let Some(x) = item.as_integer_slice() {
+            x.iter().map(|&v| v as f64).collect()
+        } else {
+            return Err(ZarrError::Selection(format!(
+                "selection for dimension {} must be numeric",
+                d + 1
+            )));
+        };
+        if nums
+            .iter()
+            .any(|v| !v.is_finite() || *v < 0.0 || v.fract() != 0.0)
+        {
+            return Err(ZarrError::Selection(format!(
+                "selection for dimension {} has a missing, negative or fractional index",
+                d + 1
+            )));
+        }
+        if item.get_attrib("zarr_range").is_some() {
+            if nums.len() != 2 {
+                return Err(ZarrError::Selection(
+                    "a range selection is c(start, count)".into(),
+                ));
+            }
+            dims.push(DimSelection::range(nums[0] as u64, nums[1] as u64));
+        } else {
+            let idx: Vec<u64> = nums.iter().map(|&v| v as u64).collect();
+            dims.push(DimSelection::indices(&idx));
+        }
+    }
+    Ok(Selection { dims })
+}
+
+fn io_options(threads: i32, strict: bool) -> IoOptions {
+    IoOptions {
+        threads: threads.max(1) as usize,
+        strict_checksums: strict,
+    }
+}
+
+/// Read a selection into a new R vector (with `dim` for 2 or more
+/// dimensions; class integer64 when asked for and needed).
+/// @noRd
+#[extendr]
+fn rz_array_read(
+    h: Robj,
+    sel: Robj,
+    bit64: bool,
+    threads: i32,
+    strict: bool,
+    as_array: bool,
+    dim_names: Robj,
+) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        sel.check(&a.meta.shape, &a.what())?;
+        let rtype = a.meta.data_type.r_type(bit64);
+        let (mut out, warnings) = if rtype == RType::Character {
+            // Decoded in parallel; the R strings are made here, on R's thread.
+            let (read, warnings) = a.read_strings(&sel, io_options(threads, strict))?;
+            let strings: Strings = (0..read.len())
+                .map(|i| match read.get(i) {
+                    Some(s) => Rstr::from(s),
+                    None => Rstr::na(),
+                })
+                .collect();
+            (strings.into_robj(), warnings)
+        } else {
+            let mut out = alloc_r_vector(rtype, sel.num_elements());
+            let warnings = with_r_buffer(&mut out, rtype, |buf| {
+                a.read(&sel, buf, io_options(threads, strict))
+            })?;
+            (out, warnings)
+        };
+        // The result gets its attributes here: set later in R, they would
+        // make R copy the whole vector.
+        let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
+        if shape.len() >= 2 || (as_array && !shape.is_empty()) {
+            out.set_attrib("dim", shape)
+                .map_err(|e| ZarrError::Type(e.to_string()))?;
+            if let Some(names) = dim_names.as_str_vector() {
+                let mut dn = List::from_values(names.iter().map(|_| ()));
+                dn.set_names(names)
+                    .map_err(|e| ZarrError::Type(e.to_string()))?;
+                out.set_attrib("dimnames", dn)
+                    .map_err(|e| ZarrError::Type(e.to_string()))?;
+            }
+        }
+        Ok(with_warnings(out, warnings))
+    })
+}
+
+/// Write `data` (laid out column-major in the selection's shape).
+/// @noRd
+#[extendr]
+fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        let w = match (a.meta.data_type, data.rtype()) {
+            (DataType::String, Rtype::Strings) => {
+                // The R side passes UTF-8 (enc2utf8).
+                let strings: Strings = data
+                    .try_into()
+                    .map_err(|_| ZarrError::Type("expected strings".into()))?;
+                let values: Vec<Option<&str>> = strings
+                    .iter()
+                    .map(|s| if s.is_na() { None } else { Some(s.as_ref()) })
+                    .collect();
+                a.write_strings(&sel, &values, io_options(threads, strict))?
+            }
+            (DataType::String, other) | (_, other @ Rtype::Strings) => {
+                return Err(ZarrError::Type(format!(
+                    "{}: data of R type {other:?} cannot be written to an array of type {}",
+                    a.what(),
+                    a.meta.data_type.name()
+                )))
+            }
+            _ => a.write(
+                &sel,
+                &r_data(&data, &a.what())?,
+                io_options(threads, strict),
+            )?,
+        };
+        Ok(with_warnings(().into(), w))
+    })
+}
+
+extendr_module! {
+    mod array;
+    fn rz_array_open;
+    fn rz_array_attach;
+    fn rz_array_create;
+    fn rz_array_metadata;
+    fn rz_array_read;
+    fn rz_array_write;
+}

@@ -1,0 +1,157 @@
+//! Bindings of stores: opening each kind, and their keys and values.
+
+use super::*;
+
+/// @noRd
+#[extendr]
+fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
+    guard(|| {
+        Ok(store_value(Arc::new(FsStore::open(
+            root, read_only, create,
+        )?)))
+    })
+}
+
+/// A read-only store of fsspec references: a JSON file (v0 or v1), or a
+/// folder of Parquet references.
+/// @noRd
+#[extendr]
+fn rz_store_reference(location: &str) -> Robj {
+    guard(|| {
+        Ok(store_value(Arc::new(crate::store::RefStore::open(
+            location,
+        )?)))
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_memory(read_only: bool) -> Robj {
+    guard(|| Ok(store_value(Arc::new(MemoryStore::new(read_only)))))
+}
+
+/// A read-only store over HTTP(S) at `url`.
+/// @noRd
+#[extendr]
+fn rz_store_http(url: &str) -> Robj {
+    guard(|| Ok(store_value(Arc::new(crate::store::HttpStore::open(url)?))))
+}
+
+/// `offset`/`length` are negative when absent; `suffix` asks for the last
+/// `length` bytes.
+/// @noRd
+#[extendr]
+fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> Robj {
+    guard(|| {
+        let range = match (offset < 0.0, length < 0.0, suffix) {
+            (_, false, true) => ByteRange::Suffix(length as u64),
+            (true, true, _) => ByteRange::All,
+            (false, true, _) => ByteRange::From(offset as u64),
+            (o, false, false) => ByteRange::Range {
+                offset: if o { 0 } else { offset as u64 },
+                length: length as u64,
+            },
+        };
+        Ok(match store_of(&h)?.get(key, range)? {
+            Some(v) => Raw::from_bytes(&v).into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
+    guard(|| {
+        store_of(&h)?.set(key, value.as_slice())?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_erase(h: Robj, key: &str) -> Robj {
+    guard(|| {
+        store_of(&h)?.erase(key)?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_erase_prefix(h: Robj, prefix: &str) -> Robj {
+    guard(|| {
+        store_of(&h)?.erase_prefix(prefix)?;
+        Ok(().into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list(h: Robj) -> Robj {
+    guard(|| Ok(strings(store_of(&h)?.list()?)))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list_prefix(h: Robj, prefix: &str) -> Robj {
+    guard(|| Ok(strings(store_of(&h)?.list_prefix(prefix)?)))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_list_dir(h: Robj, prefix: &str) -> Robj {
+    guard(|| {
+        let d = store_of(&h)?.list_dir(prefix)?;
+        Ok(list!(keys = strings(d.keys), prefixes = strings(d.prefixes)).into())
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_exists(h: Robj, key: &str) -> Robj {
+    guard(|| Ok(store_of(&h)?.exists(key)?.into()))
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_size(h: Robj, key: &str) -> Robj {
+    guard(|| {
+        Ok(match store_of(&h)?.size(key)? {
+            Some(n) => (n as f64).into(),
+            None => Rfloat::na().into(),
+        })
+    })
+}
+
+/// @noRd
+#[extendr]
+fn rz_store_info(h: Robj) -> Robj {
+    guard(|| {
+        let s = store_of(&h)?;
+        Ok(list!(
+            read_only = s.read_only(),
+            partial_reads = s.supports_partial_reads(),
+            description = s.describe()
+        )
+        .into())
+    })
+}
+
+extendr_module! {
+    mod store;
+    fn rz_store_local;
+    fn rz_store_reference;
+    fn rz_store_memory;
+    fn rz_store_http;
+    fn rz_store_get;
+    fn rz_store_set;
+    fn rz_store_erase;
+    fn rz_store_erase_prefix;
+    fn rz_store_list;
+    fn rz_store_list_prefix;
+    fn rz_store_list_dir;
+    fn rz_store_exists;
+    fn rz_store_size;
+    fn rz_store_info;
+}
