@@ -292,13 +292,13 @@ shard_variants <- list(
   list(what = "sharding of row-major inner chunks compressed with gzip",
        before = function(b) {
          b$portable <- TRUE
-         b$remove_codec("zstd")
+         b$remove_codec("blosc")
          b$add_codec("gzip", list(level = 6))
          b
        }),
   list(what = "sharding of big-endian inner chunks with blosc and crc32c",
        before = function(b) {
-         b$remove_codec("zstd")
+         b$remove_codec("blosc")
          b$add_codec("blosc", list(cname = "lz4", clevel = 5, shuffle = "shuffle"))
          b$add_codec("crc32c", NULL)
          b
@@ -308,7 +308,7 @@ shard_variants <- list(
        sharding = list(index_location = "start",
                        index_codecs = list(list(name = "bytes", configuration = list(endian = "big"))))),
   list(what = "sharding of uncompressed inner chunks", before = function(b) {
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     b
   }),
   list(what = "sharding of 3-d arrays", shape = c(5, 6, 7), shard = c(4, 4, 6), inner = c(2, 2, 3)),
@@ -387,7 +387,7 @@ test_that("zarr-python reads sharded arrays with NA holes, missing inner chunks 
 v2_compressors <- list(
   list(what = "no compressor", codec = NULL, id = NULL),
   list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"),
-  list(what = "zstd (the default)", id = "zstd"),
+  list(what = "blosc zstd level 1 (the default)", id = "blosc"),
   list(what = "zstd level 10 with checksum", codec = "zstd", config = list(level = 10, checksum = TRUE), id = "zstd"),
   list(what = "blosc lz4 with byte shuffle", codec = "blosc",
        config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"), id = "blosc"),
@@ -412,17 +412,18 @@ v2_definition <- function(type, shape, chunks, comp, portable) {
   b$chunk_shape <- chunks
   b$portable <- portable
   if (is.null(comp$codec) && is.null(comp$id)) {
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     return(b)
   }
-  if (is.null(comp$codec)) return(b) # the default zstd
+  if (is.null(comp$codec)) return(b) # the default blosc
   if (isTRUE(comp$list)) {
     m <- b$metadata()
     names <- vapply(m$codecs, function(c) c$name, "")
-    m$codecs[[which(names == "zstd")]] <- list(name = comp$codec, configuration = comp$config)
+    m$codecs[[which(names == "blosc")]] <- list(name = comp$codec, configuration = comp$config)
     return(m)
   }
-  if (!isTRUE(comp$keep_zstd)) b$remove_codec("zstd")
+  b$remove_codec("blosc")
+  if (isTRUE(comp$keep_zstd)) b$add_codec("zstd", list(level = 1))
   b$add_codec(comp$codec, comp$config)
   b
 }
@@ -469,7 +470,7 @@ test_that("the builder adds the v2 numcodecs compressors by name, and zarr-pytho
   ids <- c("numcodecs.zlib" = "zlib", "numcodecs.lz4" = "lz4", "numcodecs.bz2" = "bz2")
   for (codec in names(ids)) {
     b <- define_array("float64", dim(x))
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     b$add_codec(codec, NULL)
     expect_identical(tail(codec_names_of(b), 1L), codec)
     z$add_array("/", ids[[codec]], b)$write(x)
@@ -561,18 +562,18 @@ test_that("zarr-python reads v3 string arrays exactly, NA as U+2400 and \"\" kep
       b
     }),
     string_case(z, store, "gzip", function(b) {
-      b$remove_codec("zstd")
+      b$remove_codec("blosc")
       b$add_codec("gzip", list(level = 1))
       b
     }),
     string_case(z, store, "blosc_crc32c", function(b) {
-      b$remove_codec("zstd")
+      b$remove_codec("blosc")
       b$add_codec("blosc", list(cname = "lz4", clevel = 5, shuffle = "noshuffle"))
       b$add_codec("crc32c", NULL)
       b
     }),
     string_case(z, store, "uncompressed", function(b) {
-      b$remove_codec("zstd")
+      b$remove_codec("blosc")
       b
     })
   )
@@ -594,7 +595,7 @@ test_that("zarr-python reads v2 string arrays (|O, vlen-utf8) with a fill value 
     function(b) {
       b$fill_value <- ""
       b$portable <- portable
-      if (!compress) b$remove_codec("zstd")
+      if (!compress) b$remove_codec("blosc")
       b
     }
   }
@@ -643,12 +644,12 @@ test_that("zarr-python reads sharded string arrays, NA as U+2400, with missing i
     string_case(z, store, "sharded", sharded(), expect = expect),
     string_case(z, store, "sharded_start_gzip", sharded(function(b) {
       b$portable <- TRUE
-      b$remove_codec("zstd")
+      b$remove_codec("blosc")
       b$add_codec("gzip", list(level = 5))
       b
     }, index_location = "start"), expect = c(expect, index_location = "start")),
     string_case(z, store, "sharded_uncompressed", sharded(function(b) {
-      b$remove_codec("zstd")
+      b$remove_codec("blosc")
       b
     }), expect = expect)
   )
@@ -673,7 +674,7 @@ test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and 
   store <- local_store_path()
   z <- create_zarr(store, zarr_format = 2)
   shape <- c(5, 7)
-  comps <- list(list(what = "zstd", id = "zstd"), list(what = "none", id = NULL),
+  comps <- list(list(what = "default", id = "blosc"), list(what = "none", id = NULL),
                 list(what = "blosc", codec = "blosc", config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"),
                      id = "blosc"),
                 list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"))
@@ -696,7 +697,7 @@ test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and 
       }
     }
   }
-  expect_false(file.exists(file.path(store, "lt_F_zstd", "1.1")))
+  expect_false(file.exists(file.path(store, "lt_F_default", "1.1")))
   fmt_check_python(cases, "v2 fixed-width strings")
 })
 

@@ -153,7 +153,7 @@ set_endian_big <- function(b) {
 }
 use_compressor <- function(codec, configuration) {
   function(b) {
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     if (!is.null(codec)) b$add_codec(codec, configuration)
     b
   }
