@@ -27,7 +27,7 @@ default_codec_configuration <- function(codec, configuration, data_type, ndim) {
     gzip = list(level = 5L),
     zstd = list(level = 1L, checksum = FALSE),
     blosc = list(cname = "zstd", clevel = 1L, shuffle = blosc_shuffle(data_type),
-                 typesize = if (is.na(size)) 1L else size, blocksize = 0L),
+                 typesize = if (is.na(size) || size < 1L) 1L else size, blocksize = 0L),
     crc32c = list(),
     # numcodecs codecs, for Zarr v2 arrays that older tools read
     "numcodecs.zlib" = list(level = 1L),
@@ -49,12 +49,16 @@ codec_entry <- function(name, configuration) {
 # R-CF's default chain, which R code written for it edits (for example
 # `remove_codec("blosc")`): transpose to R's order, bytes (or vlen-utf8),
 # then blosc with zstd at level 1 and the shuffle that suits the type.
+# Strings keep zstd: blosc's shuffle has no items to work on in variable-
+# length bytes, and a Zarr v2 array of strings records no item size for it.
 default_codecs <- function(data_type, ndim, portable = FALSE) {
   out <- list()
   if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
-  serializer <- if (data_type == "string") "vlen-utf8" else "bytes"
+  if (data_type == "string") {
+    return(c(out, list(codec_entry("vlen-utf8", list()), codec_entry("zstd", list(level = 1L, checksum = FALSE)))))
+  }
   c(out, list(
-    codec_entry(serializer, default_codec_configuration(serializer, NULL, data_type, ndim)),
+    codec_entry("bytes", default_codec_configuration("bytes", NULL, data_type, ndim)),
     codec_entry("blosc", default_codec_configuration("blosc", NULL, data_type, ndim))
   ))
 }
@@ -134,7 +138,9 @@ insert_codec <- function(codecs, name, configuration, position) {
 #' order reverses the dimensions, followed by `bytes` (little endian) and
 #' `blosc` (zstd at level 1, shuffled as suits the data type: none for
 #' 1-byte types, byte shuffle for 2- and 4-byte types and int64, bit shuffle
-#' otherwise), the chain of R-CF's zarr. Set `portable = TRUE` to drop the transpose codec and
+#' otherwise), the chain of R-CF's zarr; string arrays get `vlen-utf8` and
+#' `zstd` (level 1) instead, as blosc's shuffle has nothing to work on in
+#' variable-length strings. Set `portable = TRUE` to drop the transpose codec and
 #' store row-major chunks, as most other Zarr tools write them; R data is
 #' then permuted while it is written and read (by the engine, in parallel).
 #'

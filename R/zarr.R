@@ -322,7 +322,7 @@ as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
   dtype <- r_data_type(x)
   shape <- if (is.null(dim(x))) length(x) else dim(x)
   def <- define_array(dtype, shape)
-  if (length(x) <= zarr_options("min_compress")) def$remove_codec("blosc")
+  if (length(x) <= zarr_options("min_compress")) def$remove_codec(if (dtype == "string") "zstd" else "blosc")
   if (inherits(location, "zarr_group")) {
     if (is.null(name)) zarr_abort("argument", "`name` is required when `location` is a group")
     arr <- location$add_array(name, def)

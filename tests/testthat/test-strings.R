@@ -35,7 +35,7 @@ test_that("a string chunk with invalid UTF-8 is a corrupt chunk naming its key",
   path <- local_store_path()
   z <- create_zarr(path)
   def <- define_array("string", 2)
-  def$remove_codec("blosc")
+  def$remove_codec("zstd")
   arr <- z$add_array("/", "s", def)
   arr[] <- c("ab", "cd")
   # u32 count, then u32 length + bytes for each string
@@ -120,7 +120,7 @@ test_that("the numpy.fixed_string codec is checked when it is added and when the
   expect_error(define_array("int32", 3)$add_codec("numpy.fixed_string", list(dtype = "<U5")),
                class = "zarr_error_argument", regexp = "string")
   def$add_codec("numpy.fixed_string", list(dtype = "<U5"))
-  expect_identical(vapply(def$codecs, function(c) c$name, ""), c("numpy.fixed_string", "blosc"))
+  expect_identical(vapply(def$codecs, function(c) c$name, ""), c("numpy.fixed_string", "zstd"))
   expect_identical(def$codecs[[1]]$mode, "array -> bytes")
   expect_identical(def$fill_value, "")
   # added again, it replaces itself
@@ -143,7 +143,7 @@ test_that("a fixed-width chunk of the wrong size or with a bad code point is a c
   path <- local_store_path()
   z <- create_zarr(path, zarr_format = 2)
   def <- define_array("string", 2)
-  def$remove_codec("blosc")
+  def$remove_codec("zstd")
   def$add_codec("numpy.fixed_string", list(dtype = "<U2"))
   arr <- z$add_array("/", "u", def)
   arr[] <- c("ab", "c")
