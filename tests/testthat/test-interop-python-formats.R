@@ -287,7 +287,7 @@ big_endian_bytes <- function(codecs) {
 # the shapes given. `define(b)` edits the builder after sharding is added
 # (or before, with `before`), and returns it or a metadata list.
 shard_variants <- list(
-  list(what = "sharding (index at the end, crc32c) over transpose, bytes, zstd"),
+  list(what = "sharding (index at the end, crc32c) over transpose, bytes, blosc"),
   list(what = "sharding with the index at the start", sharding = list(index_location = "start")),
   list(what = "sharding of row-major inner chunks compressed with gzip",
        before = function(b) {
@@ -411,18 +411,20 @@ v2_definition <- function(type, shape, chunks, comp, portable) {
   b <- define_array(type, shape)
   b$chunk_shape <- chunks
   b$portable <- portable
+  # the default compressor: zstd for strings, blosc otherwise
+  default_comp <- if (type == "string") "zstd" else "blosc"
   if (is.null(comp$codec) && is.null(comp$id)) {
-    b$remove_codec("blosc")
+    b$remove_codec(default_comp)
     return(b)
   }
-  if (is.null(comp$codec)) return(b) # the default blosc
+  if (is.null(comp$codec)) return(b) # the default compressor
   if (isTRUE(comp$list)) {
     m <- b$metadata()
     names <- vapply(m$codecs, function(c) c$name, "")
-    m$codecs[[which(names == "blosc")]] <- list(name = comp$codec, configuration = comp$config)
+    m$codecs[[which(names == default_comp)]] <- list(name = comp$codec, configuration = comp$config)
     return(m)
   }
-  b$remove_codec("blosc")
+  b$remove_codec(default_comp)
   if (isTRUE(comp$keep_zstd)) b$add_codec("zstd", list(level = 1))
   b$add_codec(comp$codec, comp$config)
   b
@@ -674,7 +676,7 @@ test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and 
   store <- local_store_path()
   z <- create_zarr(store, zarr_format = 2)
   shape <- c(5, 7)
-  comps <- list(list(what = "default", id = "blosc"), list(what = "none", id = NULL),
+  comps <- list(list(what = "default", id = "zstd"), list(what = "none", id = NULL),
                 list(what = "blosc", codec = "blosc", config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"),
                      id = "blosc"),
                 list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"))

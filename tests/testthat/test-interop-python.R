@@ -159,7 +159,7 @@ use_compressor <- function(codec, configuration) {
   }
 }
 interop_variants <- list(
-  list(what = "the default codecs (transpose, bytes, zstd) in one chunk", shape = c(3, 5, 7)),
+  list(what = "the default codecs (transpose, bytes, blosc) in one chunk", shape = c(3, 5, 7)),
   list(what = "the default codecs in edge chunks", shape = c(3, 5, 7), chunks = c(2, 2, 3)),
   list(what = "row-major chunks (portable, no transpose)", shape = c(3, 5, 7), chunks = c(2, 2, 3),
        define = function(b) {
