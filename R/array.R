@@ -23,8 +23,8 @@
 #' @examples
 #' z <- as_zarr(matrix(1:20, 4, 5))
 #' arr <- z[["/"]]
-#' arr$read(list(2:3, NULL))
-#' arr$write(matrix(0L, 2, 2), list(1:2, 1:2))
+#' arr$read(list(c(2, 3), NULL))
+#' arr$write(matrix(0L, 2, 2), list(c(1, 2), c(1, 2)))
 #' arr[1:3, 1:2]
 zarr_array <- R6::R6Class("zarr_array",
   inherit = zarr_node,
@@ -48,29 +48,83 @@ zarr_array <- R6::R6Class("zarr_array",
     },
     #' @description Read some or all of the array.
     #' @param selection NULL for the whole array, or a list with one entry
-    #'   per dimension: NULL for the whole dimension, or a vector of 1-based
-    #'   indices (any order, repeats allowed).
+    #'   per dimension: NULL for the whole dimension, or a range of 1-based
+    #'   indices `c(first, last)` (the block from the smallest to the
+    #'   largest number given, as the manual has it: `c(1, 3)` is rows 1 to
+    #'   3). For other index sets use `[`, which follows R's rules.
     #' @return A vector (one dimension), matrix or array.
     read = function(selection = NULL) array_read(self, private$engine(), selection),
     #' @description Write data into the array.
-    #' @param data A vector, matrix or array of the selection's shape.
-    #' @param selection NULL for the whole array, or a list as in `read()`.
+    #' @param data A vector, matrix or array of the selection's shape; extents
+    #'   of 1 are recycled along the selection (a single value fills it).
+    #' @param selection A list of ranges as in `read()`. Missing or NULL:
+    #'   data with as many dimensions as the array is written to the block at
+    #'   the origin it covers; a vector as long as the array fills it.
     #' @return Self, invisibly.
     write = function(data, selection = NULL) {
       array_write(self, private$engine(), data, selection)
       invisible(self)
-    }
+    },
+    #' @description Change the shape of the array: grow or shrink any
+    #'   dimension at its high end, and at its low end by whole chunks (of
+    #'   the chunk grid; shards for a sharded array). Chunks that fall
+    #'   outside the new shape are erased; the part of an old edge chunk
+    #'   that comes into view reads as `NA` (its stored values are cleared
+    #'   first), so data that was cut off never comes back. Moving the low
+    #'   end renames the chunks, which shifts every index: element `i`
+    #'   becomes `i + k * chunk` for `k` chunks added.
+    #'
+    #'   `resize(new_shape)` gives the new shape (growth and shrinking at
+    #'   the high end); `resize(low = , high = )` are R-CF's development
+    #'   API: the number of elements to add (negative: remove) at each end,
+    #'   `low` rounded outward to whole chunks. Two unnamed arguments are
+    #'   read as R-CF's `(low, high)`; a single one is `new_shape` (in R-CF
+    #'   it would be `low`).
+    #'
+    #'   Growing and shrinking at the high end store the new metadata only
+    #'   after the new region is cleared, so a crash leaves the old shape
+    #'   readable; a move of the low end is not safe from a crash midway.
+    #' @param new_shape The new shape, or NULL to use `low` and `high`.
+    #' @param low,high Elements to add (remove if negative) at the low and
+    #'   high end of each dimension; NULL for none.
+    #' @return Self, invisibly.
+    resize = function(new_shape = NULL, low = NULL, high = NULL) {
+      args <- resize_arguments(sys.call(), new_shape, low, high)
+      array_resize(self, args$new_shape, args$low, args$high)
+    },
+    #' @description Grow the array along one dimension and write `x` in the
+    #'   new part (an extension of R-CF's API after the append of the carray
+    #'   persistence proposal). The chunks are written in parallel through a
+    #'   view of the array with the new shape, and the metadata is stored
+    #'   once, last: a crash in between leaves the old shape readable, with
+    #'   its data unchanged.
+    #' @param x A vector, matrix or array with the array's extents in every
+    #'   dimension but `along`; with one dimension fewer, it is one slice.
+    #' @param along The dimension to grow (default the last).
+    #' @return Self, invisibly.
+    append = function(x, along = length(self$shape)) array_append(self, x, along),
+    #' @description Insert a dimension (R-CF's `promote()`): a 0-d array
+    #'   becomes 1-d, a `(lat, lon)` array `(time, lat, lon)`. The chunks are
+    #'   renamed, not rewritten; the new dimension has chunks of 1, and the
+    #'   existing data is its first index. With `length` > 1 the array then
+    #'   grows along it as `resize()` does (the rest reads `NA`; in R-CF the
+    #'   chunk length would equal `length`). A name in `dimension_names`
+    #'   for the new dimension is left empty.
+    #' @param dimension 1-based position of the new dimension: 1 puts it
+    #'   first, the number of dimensions + 1 last.
+    #' @param length The extent of the new dimension (default 1).
+    #' @return Self, invisibly.
+    promote = function(dimension, length = 1L) array_promote(self, dimension, length)
   ),
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
     data_type = function(value) zarr_data_type$new(private$.metadata$data_type, private$.metadata$fill_value),
-    #' @field shape (read-only) The shape of the array.
-    shape = function(value) as.numeric(unlist(private$.metadata$shape)),
-    #' @field chunking (read-only) The [chunk_grid_regular] of the array.
-    chunking = function(value) {
-      g <- chunk_grid_regular$new(self$shape, unlist(private$.metadata$chunk_grid$configuration$chunk_shape))
-      g$attach(self)
-    },
+    #' @field shape (read-only) The shape of the array, an integer vector
+    #'   (double where an extent exceeds R's integers).
+    shape = function(value) as_extents(unlist(private$.metadata$shape)),
+    #' @field chunking (read-only) The [chunk_grid_regular] of the array
+    #'   ([chunk_grid_sharded] for a sharded array).
+    chunking = function(value) chunk_grid_of(self$shape, private$.metadata)$attach(self),
     #' @field chunk_separator (read-only) The separator in chunk keys.
     chunk_separator = function(value) {
       sep <- private$.metadata$chunk_key_encoding$configuration$separator
@@ -108,6 +162,13 @@ zarr_array <- R6::R6Class("zarr_array",
   )
 )
 
+# Extents as an integer vector, as the manual has shapes; double only where
+# one exceeds R's integers.
+as_extents <- function(x) {
+  x <- as.numeric(x)
+  if (all(x <= .Machine$integer.max)) as.integer(x) else x
+}
+
 # The engine's handle of the array at `path`: from the metadata document
 # the store object read or wrote last (node_json_get()), so that the store
 # is not read again; from the store when it has none.
@@ -118,10 +179,42 @@ open_array_engine <- function(store, path) {
   zarr_call(rz_array_attach(store_handle(store), key, txt))
 }
 
-# A selection for the engine: per dimension either c(start0, count) with
-# attribute zarr_range, or a vector of 0-based indices. `what` names the array.
+# A selection of index vectors (as `[` and `[<-` resolve them) for the
+# engine: per dimension either c(start0, count) with attribute zarr_range,
+# or a vector of 0-based indices. `what` names the array.
 engine_selection <- function(selection, shape, what) {
   if (is.null(selection)) return(NULL)
+  selection <- selection_list(selection, shape, what)
+  lapply(seq_along(shape), function(d) {
+    s <- selection[[d]]
+    if (is.null(s)) return(engine_whole(shape[d]))
+    s <- checked_indices(s, shape[d], d, what)
+    engine_dim(s)
+  })
+}
+
+# The manual's selection for `$read()` and `$write()`: per dimension NULL
+# (the whole dimension) or a range of indices, c(first, last); the range
+# runs from the smallest to the largest number given, so 2:4 and c(2, 4)
+# select the same elements, as in R-CF's zarr.
+range_selection <- function(selection, shape, what) {
+  if (is.null(selection)) return(NULL)
+  selection <- selection_list(selection, shape, what)
+  lapply(seq_along(shape), function(d) {
+    s <- selection[[d]]
+    if (is.null(s)) return(engine_whole(shape[d]))
+    s <- checked_indices(s, shape[d], d, what)
+    if (!length(s)) {
+      zarr_abort("selection", sprintf("%s: the range for dimension %d is empty", what, d))
+    }
+    lo <- min(s)
+    structure(c(lo - 1, max(s) - lo + 1), zarr_range = TRUE)
+  })
+}
+
+# A selection as a list with one entry per dimension (a bare vector is
+# accepted for a 1-d array).
+selection_list <- function(selection, shape, what) {
   if (!is.list(selection)) {
     if (length(shape) == 1L) selection <- list(selection)
     else zarr_abort("selection", sprintf("%s: the selection must be a list with one entry per dimension", what))
@@ -130,20 +223,21 @@ engine_selection <- function(selection, shape, what) {
     zarr_abort("selection", sprintf("%s: the selection has %d entries but the array has %d dimensions",
                                     what, length(selection), length(shape)))
   }
-  lapply(seq_along(shape), function(d) {
-    s <- selection[[d]]
-    if (is.null(s)) return(engine_whole(shape[d]))
-    if (!is.numeric(s) || anyNA(s)) {
-      zarr_abort("selection", sprintf("%s: the selection for dimension %d must be numeric indices without NA", what, d))
-    }
-    s <- trunc(as.numeric(s))
-    bad <- s < 1 | s > shape[d]
-    if (any(bad)) {
-      zarr_abort("selection", sprintf("%s: index %s is out of bounds for dimension %d of extent %s",
-                                      what, format(s[bad][1L]), d, format(shape[d])))
-    }
-    engine_dim(s)
-  })
+  selection
+}
+
+# 1-based whole-number indices of dimension `d` (of extent `n`), checked.
+checked_indices <- function(s, n, d, what) {
+  if (!is.numeric(s) || anyNA(s)) {
+    zarr_abort("selection", sprintf("%s: the selection for dimension %d must be numeric indices without NA", what, d))
+  }
+  s <- trunc(as.numeric(s))
+  bad <- s < 1 | s > n
+  if (any(bad)) {
+    zarr_abort("selection", sprintf("%s: index %s is out of bounds for dimension %d of extent %s",
+                                    what, format(s[bad][1L]), d, format(n)))
+  }
+  s
 }
 
 # Checked 1-based whole-number indices of one dimension -> the engine's
@@ -172,9 +266,9 @@ selection_shape <- function(sel, shape) {
 
 array_what <- function(arr) sprintf("array '%s'", arr$path)
 
-# Read a selection given as in `zarr_array$read()`.
+# Read a selection given as in `zarr_array$read()`: ranges per dimension.
 array_read <- function(arr, handle, selection) {
-  engine_read(handle, engine_selection(selection, arr$shape, array_what(arr)), FALSE, NULL)
+  engine_read(handle, range_selection(selection, arr$shape, array_what(arr)), FALSE, NULL)
 }
 
 # Read an engine selection (see engine_selection()) through `handle`. With
@@ -189,9 +283,44 @@ engine_read <- function(handle, sel, as_array, dim_names) {
 # The array's handle, shape and dimension names (see read_info).
 array_read_info <- function(arr) arr$.__enclos_env__$private$read_info()
 
+# Write as `zarr_array$write()` does: `selection` holds ranges. Without a
+# selection, data with the array's rank (a vector for a 1-d array) goes to
+# the block at the origin that it covers, as the manual has it; a plain
+# vector of the array's length fills the whole array.
 array_write <- function(arr, handle, data, selection) {
   what <- array_what(arr)
-  sel <- engine_selection(selection, arr$shape, what)
+  shape <- arr$shape
+  if (is.null(selection) && length(shape)) {
+    d <- dim(data) %||% length(data)
+    whole <- is.null(dim(data)) && length(data) == prod(shape)
+    if (!whole && length(d) == length(shape) && all(d <= shape)) {
+      selection <- lapply(d, function(n) c(1, n))
+    }
+  }
+  sel <- range_selection(selection, shape, what)
+  data <- broadcast_to(data, selection_shape(sel, shape), what)
+  engine_write(arr, handle, data, sel)
+}
+
+# `data` recycled to `target` as R-CF's zarr broadcasts: dimensions of
+# extent 1 (or missing at the front) stretch to the selection's extent.
+# Data with as many values as the target is taken as it is.
+broadcast_to <- function(data, target, what) {
+  if (length(data) == prod(target) || !length(target)) return(data)
+  d <- dim(data) %||% length(data)
+  if (length(d) <= length(target)) {
+    d <- c(rep(1, length(target) - length(d)), d)
+    if (all(d == target | d == 1) && length(data) > 0L) {
+      idx <- lapply(seq_along(target), function(k) if (d[k] == 1) rep(1L, target[k]) else seq_len(target[k]))
+      return(do.call(`[`, c(list(array(data, d)), idx, list(drop = FALSE))))
+    }
+  }
+  data
+}
+
+# Write `data` to an engine selection (see engine_selection()).
+engine_write <- function(arr, handle, data, sel) {
+  what <- array_what(arr)
   target <- selection_shape(sel, arr$shape)
   if (arr$data_type$data_type == "string" && is.logical(data) && all(is.na(data))) {
     data <- as.character(data)
@@ -229,7 +358,9 @@ array_print <- function(arr) {
   chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
   n_chunks <- prod(ceiling(shape / chunks))
   cat("<Zarr array> ", arr$path, "\n", sep = "")
-  cat("shape      : ", if (length(shape)) paste(shape, collapse = " x ") else "(scalar)", "\n", sep = "")
+  dn <- names(dimnames(arr))
+  cat("shape      : ", if (length(shape)) paste(shape, collapse = " x ") else "(scalar)",
+      if (!is.null(dn)) paste0(" [", paste(dn, collapse = ", "), "]"), "\n", sep = "")
   cat("data type  : ", dt$data_type, " (R ", dt$Rtype, "), fill value ", format_fill(dt$fill_value), "\n", sep = "")
   cat("chunks     : ", if (length(chunks)) paste(chunks, collapse = " x ") else "(scalar)", " (",
       format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")

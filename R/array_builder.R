@@ -1,6 +1,6 @@
 # Building array metadata. The builder keeps the parts of a zarr.json
 # document, applies the package defaults (R order via transpose, chunks of
-# at most 100, bytes + zstd), and the engine validates the result.
+# at most 100, bytes + blosc), and the engine validates the result.
 
 codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-utf8" = "array -> bytes",
                  "numpy.fixed_string" = "array -> bytes", sharding_indexed = "array -> bytes",
@@ -11,7 +11,7 @@ codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-u
 mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
 
 default_chunk_shape <- function(shape) {
-  pmax(1, pmin(shape, 100))
+  pmax(1, pmin(shape, zarr_options("chunk_length")))
 }
 
 r_order <- function(ndim) as.list(rev(seq_len(ndim) - 1L))
@@ -26,8 +26,8 @@ default_codec_configuration <- function(codec, configuration, data_type, ndim) {
     "vlen-utf8" = list(),
     gzip = list(level = 5L),
     zstd = list(level = 1L, checksum = FALSE),
-    blosc = list(cname = "zstd", clevel = 1L, shuffle = if (!is.na(size) && size > 1L) "shuffle" else "bitshuffle",
-                 typesize = if (is.na(size)) 1L else size, blocksize = 0L),
+    blosc = list(cname = "zstd", clevel = 1L, shuffle = blosc_shuffle(data_type),
+                 typesize = if (is.na(size) || size < 1L) 1L else size, blocksize = 0L),
     crc32c = list(),
     # numcodecs codecs, for Zarr v2 arrays that older tools read
     "numcodecs.zlib" = list(level = 1L),
@@ -46,14 +46,30 @@ codec_entry <- function(name, configuration) {
   if (length(configuration)) list(name = name, configuration = configuration) else list(name = name)
 }
 
+# R-CF's default chain, which R code written for it edits (for example
+# `remove_codec("blosc")`): transpose to R's order, bytes (or vlen-utf8),
+# then blosc with zstd at level 1 and the shuffle that suits the type.
+# Strings keep zstd: blosc's shuffle has no items to work on in variable-
+# length bytes, and a Zarr v2 array of strings records no item size for it.
 default_codecs <- function(data_type, ndim, portable = FALSE) {
   out <- list()
   if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
-  serializer <- if (data_type == "string") "vlen-utf8" else "bytes"
+  if (data_type == "string") {
+    return(c(out, list(codec_entry("vlen-utf8", list()), codec_entry("zstd", list(level = 1L, checksum = FALSE)))))
+  }
   c(out, list(
-    codec_entry(serializer, default_codec_configuration(serializer, NULL, data_type, ndim)),
-    codec_entry("zstd", list(level = 1L, checksum = FALSE))
+    codec_entry("bytes", default_codec_configuration("bytes", NULL, data_type, ndim)),
+    codec_entry("blosc", default_codec_configuration("blosc", NULL, data_type, ndim))
   ))
+}
+
+# Blosc's shuffle for a data type, as R-CF's zarr chooses it: none for
+# single bytes, byte shuffle for 2- and 4-byte types and int64, bit shuffle
+# for the rest (float64, complex, uint64).
+blosc_shuffle <- function(data_type) {
+  if (data_type %in% c("bool", "int8", "uint8", "string")) return("noshuffle")
+  if (data_type %in% c("int16", "uint16", "int32", "uint32", "int64", "float32")) return("shuffle")
+  "bitshuffle"
 }
 
 # A sharding codec whose inner chunks use the codecs the array had (or
@@ -120,7 +136,11 @@ insert_codec <- function(codecs, name, configuration, position) {
 #' that of an existing one. By default the array is stored in R's
 #' column-major order: the codec chain starts with a `transpose` codec whose
 #' order reverses the dimensions, followed by `bytes` (little endian) and
-#' `zstd` (level 1). Set `portable = TRUE` to drop the transpose codec and
+#' `blosc` (zstd at level 1, shuffled as suits the data type: none for
+#' 1-byte types, byte shuffle for 2- and 4-byte types and int64, bit shuffle
+#' otherwise), the chain of R-CF's zarr; string arrays get `vlen-utf8` and
+#' `zstd` (level 1) instead, as blosc's shuffle has nothing to work on in
+#' variable-length strings. Set `portable = TRUE` to drop the transpose codec and
 #' store row-major chunks, as most other Zarr tools write them; R data is
 #' then permuted while it is written and read (by the engine, in parallel).
 #'
@@ -247,7 +267,7 @@ array_builder <- R6::R6Class("array_builder",
     },
     #' @field shape The array shape; setting it resets the chunk shape.
     shape = function(value) {
-      if (missing(value)) return(private$.shape)
+      if (missing(value)) return(if (!is.null(private$.shape)) as_extents(private$.shape))
       check_shape(value, "shape", allow_zero = TRUE)
       portable <- self$portable
       private$.shape <- as.numeric(value)
@@ -268,9 +288,13 @@ array_builder <- R6::R6Class("array_builder",
       }
       private$.chunk_shape <- as.numeric(value)
     },
-    #' @field codec_info (read-only) The codecs available, with their modes.
+    #' @field codec_info (read-only) The codecs of this array definition, in
+    #'   order: a data frame with columns `mode` and `codec`, NULL when there
+    #'   are none.
     codec_info = function(value) {
-      data.frame(mode = unname(codec_modes), name = names(codec_modes), stringsAsFactors = FALSE)
+      if (!length(private$.codecs)) return(NULL)
+      names <- codec_names(private$.codecs)
+      data.frame(mode = unname(codec_modes[names]), codec = names, stringsAsFactors = FALSE)
     },
     #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
     #'   objects.
@@ -380,7 +404,7 @@ builder_print <- function(self, private) {
 #' Creates an [array_builder] with a data type and shape and the package
 #' defaults for everything else: chunks of at most 100 along each dimension,
 #' the type's default fill value, and codecs `transpose` (R order), `bytes`
-#' and `zstd` (level 1).
+#' and `blosc` (zstd at level 1; see [array_builder]).
 #'
 #' @param data_type The data type, e.g. "float64" or "int32".
 #' @param shape A vector of whole numbers, the extent of each dimension.

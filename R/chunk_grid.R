@@ -56,10 +56,10 @@ chunk_grid_regular <- R6::R6Class("chunk_grid_regular",
     }
   ),
   active = list(
-    #' @field chunk_shape (read-only) The shape of each chunk.
-    chunk_shape = function(value) private$.chunk_shape,
+    #' @field chunk_shape (read-only) The shape of each chunk, an integer vector.
+    chunk_shape = function(value) as_extents(private$.chunk_shape),
     #' @field chunk_grid (read-only) The number of chunks along each dimension.
-    chunk_grid = function(value) ceiling(private$.array_shape / private$.chunk_shape),
+    chunk_grid = function(value) as_extents(ceiling(private$.array_shape / private$.chunk_shape)),
     #' @field chunk_encoding (read-only) The chunk key encoding of the
     #'   attached array.
     chunk_encoding = function(value) {
@@ -86,7 +86,100 @@ chunk_grid_regular <- R6::R6Class("chunk_grid_regular",
   )
 )
 
+#' Sharded chunk grid
+#'
+#' The chunk grid of a sharded array: a regular grid of shards (its
+#' `chunk_shape`), each holding a regular grid of inner chunks of
+#' `inner_shape`, as R-CF's `chunk_grid_sharded`. An array's `chunking` is
+#' of this class when its codec chain is a `sharding_indexed` codec.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' def <- define_array("int32", c(8, 8))
+#' def$chunk_shape <- c(4, 4)
+#' def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+#' arr <- create_zarr()$add_array("/", "a", def)
+#' arr$chunking$inner_shape
+#' arr$chunking
+chunk_grid_sharded <- R6::R6Class("chunk_grid_sharded",
+  inherit = chunk_grid_regular,
+  public = list(
+    #' @description Initialize a sharded chunk grid.
+    #' @param array_shape The array shape.
+    #' @param chunk_shape The shape of the shards.
+    #' @param inner_shape The shape of the chunks inside a shard.
+    initialize = function(array_shape, chunk_shape, inner_shape) {
+      super$initialize(array_shape, chunk_shape)
+      private$.inner_shape <- as.numeric(inner_shape)
+    },
+    #' @description Print the chunk grid.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat("<Zarr sharded chunk grid>\n")
+      cat("shard shape:", paste(self$chunk_shape, collapse = " x "), "\n")
+      cat("inner shape:", paste(self$inner_shape, collapse = " x "), "\n")
+      cat("shard grid :", paste(self$chunk_grid, collapse = " x "), "shards\n")
+      invisible(self)
+    }
+  ),
+  active = list(
+    #' @field inner_shape (read-only) The shape of the chunks inside a
+    #'   shard, an integer vector.
+    inner_shape = function(value) as_extents(private$.inner_shape)
+  ),
+  private = list(.inner_shape = NULL)
+)
+
+# The chunk grid object of array metadata: sharded when the codec chain is
+# a sharding codec.
+chunk_grid_of <- function(shape, meta) {
+  chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
+  codecs <- meta$codecs
+  if (length(codecs) == 1L && identical(codecs[[1L]]$name, "sharding_indexed")) {
+    return(chunk_grid_sharded$new(shape, chunks, unlist(codecs[[1L]]$configuration$chunk_shape)))
+  }
+  chunk_grid_regular$new(shape, chunks)
+}
+
 corner_selection <- function(start, stop) {
   if (length(start) != length(stop)) zarr_abort("argument", "`start` and `stop` must have the same length")
-  Map(function(a, b) seq(a, b), start, stop)
+  Map(function(a, b) c(a, b), start, stop)
+}
+
+#' Chunk shape for an array
+#'
+#' A chunk shape with about `chunk_values` elements per chunk, spread over
+#' the dimensions by weight, as R-CF's `optimal_chunking()`: a dimension of
+#' weight 2 gets chunks about twice as long (in the exponent) as one of
+#' weight 1, so reads along it touch fewer chunks. Each chunk length is then
+#' evened out so that the chunks tile the dimension without a small
+#' remainder.
+#'
+#' @param dim_sizes The array shape.
+#' @param weights Positive weights, one per dimension; default all 1.
+#' @param chunk_values About how many elements a chunk holds (default 4 Mi:
+#'   16 MiB of float32); evening out can make a chunk a little larger.
+#' @return An integer vector, the chunk length of each dimension.
+#' @export
+#' @examples
+#' optimal_chunking(c(50000, 350, 8192))
+#' optimal_chunking(c(50000, 350, 8192), weights = c(1, 1, 2))
+optimal_chunking <- function(dim_sizes, weights = NULL, chunk_values = 4L * 1024L * 1024L) {
+  check_shape(dim_sizes, "dim_sizes", allow_zero = FALSE)
+  n <- length(dim_sizes)
+  if (is.null(weights)) weights <- rep(1, n)
+  if (!is.numeric(weights) || length(weights) != n || anyNA(weights) || any(weights <= 0)) {
+    zarr_abort("argument", "`weights` must be positive numbers, one per dimension")
+  }
+  check_shape(chunk_values, "chunk_values", allow_zero = FALSE)
+  dim_sizes <- as.numeric(dim_sizes)
+  spread <- dim_sizes > 1
+  if (!any(spread)) return(as_extents(dim_sizes))
+  # chunk_values = base^(sum of weights): each dimension gets base^weight.
+  base <- chunk_values^(1 / sum(weights[spread]))
+  len <- ifelse(spread, pmin(floor(base^weights), dim_sizes), 1)
+  len <- pmax(len, 1)
+  pieces <- pmax(1, round(dim_sizes / len))
+  as_extents(ifelse(len >= dim_sizes, dim_sizes, ceiling(dim_sizes / pieces)))
 }

@@ -5,8 +5,8 @@
 
 #' Zarr convention
 #'
-#' The base class of conventions. Descendants (such as [zarr_conv_ref] and
-#' [zarr_conv_uom]) define the convention's properties and how `write()`
+#' The base class of conventions. Descendants (such as [zarr_convention_ref] and
+#' [zarr_convention_uom]) define the convention's properties and how `write()`
 #' puts them into a node's attributes.
 #'
 #' @docType class
@@ -103,10 +103,10 @@ conv_props <- function(props) props[!vapply(props, is.null, logical(1))]
 #' @docType class
 #' @export
 #' @examples
-#' r <- zarr_conv_ref$new()
+#' r <- zarr_convention_ref$new()
 #' r$array <- "/grid/lat"
 #' r$write(list())
-zarr_conv_ref <- R6::R6Class("zarr_conv_ref",
+zarr_convention_ref <- R6::R6Class("zarr_convention_ref",
   inherit = zarr_convention,
   public = list(
     #' @description Create a "ref" convention agent.
@@ -151,10 +151,10 @@ zarr_conv_ref <- R6::R6Class("zarr_conv_ref",
 #' @docType class
 #' @export
 #' @examples
-#' u <- zarr_conv_uom$new()
+#' u <- zarr_convention_uom$new()
 #' u$unit <- "Cel"
 #' u$write(list())$uom
-zarr_conv_uom <- R6::R6Class("zarr_conv_uom",
+zarr_convention_uom <- R6::R6Class("zarr_convention_uom",
   inherit = zarr_convention,
   public = list(
     #' @description Create a "uom" convention agent.
@@ -185,3 +185,40 @@ zarr_conv_uom <- R6::R6Class("zarr_conv_uom",
   ),
   private = list(.props = list())
 )
+
+#' Convention class names of zarr 0.3.0
+#'
+#' `zarr_conv_ref` and `zarr_conv_uom` are the names that
+#' [zarr_convention_ref] and [zarr_convention_uom] had in zarr 0.3.0 (the
+#' manual); they are the same class generators.
+#'
+#' @name zarr_conv_ref
+#' @aliases zarr_conv_uom
+#' @export zarr_conv_ref zarr_conv_uom
+#' @examples
+#' identical(zarr_conv_uom, zarr_convention_uom)
+NULL
+
+zarr_conv_ref <- zarr_convention_ref
+zarr_conv_uom <- zarr_convention_uom
+
+#' Conventions this package supports
+#'
+#' The conventions (in the sense of the zarr-conventions attribute) that
+#' have a class here, as R-CF's `zarr_conventions()` lists them.
+#'
+#' @return A data frame with columns `name`, `schema` (the URL of the JSON
+#'   schema) and `uuid`, one row per convention.
+#' @export
+#' @examples
+#' zarr_conventions()
+zarr_conventions <- function() {
+  # Each class's registration entry says what it is (its `name` field can
+  # be a property of the convention, as in "ref").
+  entries <- lapply(list(zarr_convention_ref$new(), zarr_convention_uom$new()),
+                    function(c) c$register(list())$zarr_conventions[[1L]])
+  data.frame(name = vapply(entries, function(e) e$name, ""),
+             schema = vapply(entries, function(e) e$schema_url, ""),
+             uuid = vapply(entries, function(e) e$uuid, ""),
+             stringsAsFactors = FALSE)
+}

@@ -103,11 +103,15 @@ zarr_unregister_domain <- function(domain) {
 # The node for a metadata document: the first registered domain that takes
 # it, else the generic domain.
 build_node <- function(name, metadata, parent, store) {
+  node <- NULL
   for (d in domain_registry$domains) {
     node <- d$build(name, metadata, parent, store)
-    if (inherits(node, "zarr_node")) return(node)
+    if (inherits(node, "zarr_node")) break
   }
-  domain_registry$default$build(name, metadata, parent, store)
+  if (!inherits(node, "zarr_node")) node <- domain_registry$default$build(name, metadata, parent, store)
+  # Its parent is in place: the node may now look at the hierarchy.
+  node$post_open()
+  node
 }
 
 # Which domain built a node (for zarr$domain).

@@ -59,21 +59,17 @@ zarr_group <- R6::R6Class("zarr_group",
     },
     #' @description Add a group under this group.
     #' @param name The name of the new group.
-    #' @return The new [zarr_group].
-    add_group = function(name) {
-      meta <- self$store$create_group(self$path, name)
-      node <- build_node(name, meta, self, self$store)
-      private$add_child(node)
-    },
+    #' @return The new [zarr_group], or NULL (with a warning that says why)
+    #'   when it cannot be created (an invalid or taken name).
+    add_group = function(name) node_or_null(group_add_group(self, private, name)),
     #' @description Add an array under this group.
     #' @param name The name of the new array.
-    #' @param metadata A list or [array_builder] defining the array.
-    #' @return The new [zarr_array].
-    add_array = function(name, metadata) {
-      meta <- self$store$create_array(self$path, name, metadata)
-      node <- build_node(name, meta, self, self$store)
-      private$add_child(node)
-    },
+    #' @param metadata A list or [array_builder] defining the array. A
+    #'   missing `chunk_key_encoding` is filled in with the store's.
+    #' @return The new [zarr_array], or NULL (with a warning that says why)
+    #'   when it cannot be created (an invalid or taken name, metadata that
+    #'   is not valid).
+    add_array = function(name, metadata) node_or_null(group_add_array(self, private, name, metadata)),
     #' @description Delete a child group (which must be empty) or array.
     #' @param name The name of the child.
     #' @return Self, invisibly.
@@ -88,6 +84,13 @@ zarr_group <- R6::R6Class("zarr_group",
       private$.children <- list()
       invisible(self)
     },
+    #' @description Put a node object into this group's children in place
+    #'   of the one of the same name (or as a new child), as R-CF's zarr
+    #'   does for domain classes. Only the hierarchy in this session
+    #'   changes; nothing is written to the store.
+    #' @param node A [zarr_group] or [zarr_array] whose parent is this group.
+    #' @return The node.
+    set_node = function(node) group_set_node(self, private, node),
     #' @description Remove a child from the cached children (internal).
     #' @param name The child's name.
     forget_child = function(name) {
@@ -118,6 +121,26 @@ zarr_group <- R6::R6Class("zarr_group",
     }
   )
 )
+
+group_set_node <- function(self, private, node) {
+  if (!inherits(node, "zarr_node") || !nzchar(node$name)) {
+    zarr_abort("argument", sprintf("group '%s': set_node() takes a group or array with a name", self$path))
+  }
+  if (!identical(node$parent, self)) {
+    zarr_abort("argument", sprintf("group '%s': node '%s' has another parent", self$path, node$name))
+  }
+  private$add_child(node)
+}
+
+group_add_group <- function(self, private, name) {
+  meta <- self$store$create_group(self$path, name)
+  private$add_child(build_node(name, meta, self, self$store))
+}
+
+group_add_array <- function(self, private, name, metadata) {
+  meta <- self$store$create_array(self$path, name, metadata)
+  private$add_child(build_node(name, meta, self, self$store))
+}
 
 # Children found by listing the store below the group's prefix.
 group_find_children <- function(group) {

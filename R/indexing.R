@@ -105,17 +105,30 @@ resolve_index <- function(i, n, names, d, what) {
   info <- array_read_info(x)
   shape <- info$shape
   nd <- length(shape)
-  # x[] (and x[drop = ]) is the whole array, unchanged, as in base R.
-  if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) return(as.array(x))
+  # x[] (and x[drop = ]) is the whole array, unchanged, as in base R; a
+  # 1-d array reads as a plain vector, as R-CF's zarr returns it.
+  if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) {
+    return(if (nd == 1L && drop) plain_vector(as.array(x)) else as.array(x))
+  }
   if (length(args) == 1L && nd != 1L) return(index_points(x, eval(args[[1L]], parent.frame())))
   sel <- index_args(x, args, parent.frame(), shape)
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
-    return(empty_result(x, sel, drop))
+    out <- empty_result(x, sel, drop)
+    return(if (drop && nd == 1L) plain_vector(out) else out)
   }
   # index_args() checked the indices: straight to the engine's form.
   sel <- lapply(seq_len(nd), function(d) if (is.null(sel[[d]])) engine_whole(shape[d]) else engine_dim(sel[[d]]))
   out <- engine_read(info$handle, sel, TRUE, info$dim_names)
-  if (drop) drop(out) else out
+  if (!drop) return(out)
+  if (nd == 1L) plain_vector(out) else drop(out)
+}
+
+# A 1-d array as a vector, its labels (if any) as names.
+plain_vector <- function(x) {
+  nm <- dimnames(x)[[1L]]
+  dim(x) <- NULL
+  if (!is.null(nm)) names(x) <- nm
+  x
 }
 
 # x[i] with one index on an array of several dimensions: linear indices
@@ -135,7 +148,8 @@ index_points <- function(x, i) {
   }
   if (!nrow(subs)) return(empty_result(x, list(numeric(0)), TRUE))
   sel <- lapply(seq_along(shape), function(d) sort(unique(subs[, d])))
-  block <- x$read(sel)
+  info <- array_read_info(x)
+  block <- engine_read(info$handle, engine_selection(sel, shape, what), FALSE, NULL)
   dim(block) <- lengths(sel)
   local <- vapply(seq_along(shape), function(d) match(subs[, d], sel[[d]]), integer(nrow(subs)))
   block[matrix(local, ncol = length(shape))]
@@ -179,7 +193,7 @@ empty_result <- function(x, sel, drop) {
   dim(value) <- NULL
   if (length(value) != n) value <- value[rep_len(seq_along(value), n)]
   full <- lapply(seq_along(sel), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
-  x$write(value, full)
+  engine_write(x, array_read_info(x)$handle, value, engine_selection(full, x$shape, array_what(x)))
   x
 }
 

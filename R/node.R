@@ -27,20 +27,36 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @param ... `width = ` sets the width of values.
     print_attributes = function(...) node_print_attributes(self$attributes, ...),
     #' @description Set an attribute and write the metadata to the store.
-    #' @param name The name of the attribute.
+    #' @param name The name of the attribute, or a path into nested
+    #'   attributes as in R-CF's zarr: "a/b" is "b" inside the object "a"
+    #'   (made when missing), "a/2" the second element of the array "a".
     #' @param value The value: a vector or list of character, numeric or
     #'   logical values.
     #' @return Self, invisibly.
     set_attribute = function(name, value) {
-      check_string(name, "name")
-      if (!nzchar(name) || nchar(name) > 255L) {
-        zarr_abort("argument", "an attribute name must have 1 to 255 characters")
-      }
-      attrs <- self$attributes
-      attrs[[name]] <- value
-      private$.metadata$attributes <- attrs
-      self$save()
+      node_set_attributes(self, private, attribute_set(self$attributes, name, value))
     },
+    #' @description The value of an attribute.
+    #' @param name The name of the attribute, or a path as in
+    #'   `set_attribute()`; a number indexes an array (1-based).
+    #' @return The value, or NULL when there is none.
+    attribute = function(name) attribute_get(self$attributes, name),
+    #' @description Add a value to an attribute that is an array (made when
+    #'   missing) and write the metadata to the store.
+    #' @param name The name or path of the attribute.
+    #' @param value The value to add, as one element.
+    #' @param after The element after which it goes: NULL for the end, 0 for
+    #'   the front.
+    #' @return Self, invisibly.
+    append_array_attribute = function(name, value, after = NULL) {
+      node_set_attributes(self, private, attribute_append(self$attributes, name, value, after))
+    },
+    #' @description Delete an attribute, or an element inside one given by
+    #'   its path, and write the metadata to the store. A path that is not
+    #'   there changes nothing.
+    #' @param name The name or path of the attribute.
+    #' @return Self, invisibly.
+    delete_attribute = function(name) node_set_attributes(self, private, attribute_delete(self$attributes, name)),
     #' @description Delete attributes and write the metadata to the store.
     #' @param name Names of the attributes to delete.
     #' @return Self, invisibly.
@@ -50,6 +66,26 @@ zarr_node <- R6::R6Class("zarr_node",
       private$.metadata$attributes <- if (length(attrs)) attrs else structure(list(), names = character(0))
       self$save()
     },
+    #' @description Called on each node when it is built into an opened
+    #'   hierarchy (its parent is in place); does nothing here. Domain
+    #'   classes override it for work that needs the hierarchy.
+    #' @return Self, invisibly.
+    post_open = function() invisible(self),
+    #' @description The relative path from this node to another.
+    #' @param to A node, or an absolute path.
+    #' @return The path, with ".." for each level up; "." for this node.
+    relative_path = function(to) node_relative_path(self, to),
+    #' @description The absolute path of a path relative to this node.
+    #' @param dest A relative path; ".." goes up, "." stays.
+    #' @return An absolute path starting with "/".
+    absolute_path = function(dest) node_absolute_path(self, dest),
+    #' @description Walk from this node along node names: ".." goes to the
+    #'   parent, any other name to a child.
+    #' @param node_names A character vector of names, as
+    #'   `strsplit(path, "/")[[1]]` gives them.
+    #' @return The node reached; an error of class `zarr_error_not_found`
+    #'   when there is none.
+    walk_path = function(node_names) node_walk_path(self, node_names),
     #' @description Write the metadata document to the store.
     #' @return Self, invisibly.
     save = function() {
@@ -95,6 +131,75 @@ zarr_node <- R6::R6Class("zarr_node",
     metadata_changed = function() invisible(NULL)
   )
 )
+
+#' Whether a name can name a node
+#'
+#' The rules of the Zarr specification: a node name is not empty, has no
+#' "/", is not made of periods only ("." or ".."), and does not start with
+#' "__" (reserved). R-CF's zarr also refuses characters other than letters,
+#' digits and "-", "_", "."; the specification allows them (it only
+#' recommends that set for portability), and so does this function: a name
+#' such as "air temperature" is valid.
+#'
+#' @param name A character string.
+#' @return TRUE or FALSE.
+#' @export
+#' @examples
+#' is_valid_node_name("temperature")
+#' is_valid_node_name("..")
+#' is_valid_node_name("__private")
+is_valid_node_name <- function(name) {
+  is.character(name) && length(name) == 1L && !is.na(name) && nzchar(name) &&
+    !grepl("/", name, fixed = TRUE) && !grepl("^[.]+$", name) && !startsWith(name, "__")
+}
+
+path_parts <- function(path) {
+  parts <- strsplit(path, "/", fixed = TRUE)[[1L]]
+  parts[nzchar(parts)]
+}
+
+node_relative_path <- function(node, to) {
+  if (inherits(to, "zarr_node")) to <- to$path
+  check_string(to, "to")
+  target <- path_parts(to)
+  if (any(target %in% c(".", ".."))) {
+    zarr_abort("argument", sprintf("`to` ('%s') must be an absolute path of node names", to))
+  }
+  from <- path_parts(node$path)
+  common <- 0L
+  while (common < min(length(from), length(target)) && from[common + 1L] == target[common + 1L]) {
+    common <- common + 1L
+  }
+  parts <- c(rep("..", length(from) - common), target[seq_len(length(target) - common) + common])
+  if (length(parts)) paste(parts, collapse = "/") else "."
+}
+
+node_absolute_path <- function(node, dest) {
+  check_string(dest, "dest")
+  parts <- path_parts(node$path)
+  for (seg in path_parts(dest)) {
+    if (seg == "..") {
+      if (!length(parts)) zarr_abort("not_found", sprintf("'%s' goes above the root from '%s'", dest, node$path))
+      parts <- parts[-length(parts)]
+    } else if (seg != ".") {
+      parts <- c(parts, seg)
+    }
+  }
+  paste0("/", paste(parts, collapse = "/"))
+}
+
+node_walk_path <- function(node, node_names) {
+  if (!is.character(node_names)) zarr_abort("argument", "`node_names` must be a character vector")
+  for (nm in node_names[nzchar(node_names) & node_names != "."]) {
+    nxt <- if (nm == "..") node$parent else if (inherits(node, "zarr_group")) group_get_node(node, nm)
+    if (is.null(nxt)) {
+      zarr_abort("not_found", sprintf("node '%s' has no %s", node$path,
+                                      if (nm == "..") "parent" else sprintf("child '%s'", nm)))
+    }
+    node <- nxt
+  }
+  node
+}
 
 node_print_attributes <- function(attrs, width = 60L, ...) {
   if (!length(attrs)) return(invisible(NULL))

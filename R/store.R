@@ -154,7 +154,11 @@ zarr_store <- R6::R6Class("zarr_store",
     supports_writes = function(value) !self$read_only,
     #' @field version (read-only) The Zarr version of the store.
     version = function(value) private$.version,
-    #' @field separator (read-only) The chunk key separator used for new arrays.
+    #' @field separator (read-only) The chunk key separator that arrays
+    #'   created in this store get when their metadata has none: "/", the
+    #'   Zarr specification's default (the manual has "." for local and
+    #'   memory stores; this package follows the specification). An
+    #'   array's own separator is its `chunk_separator`.
     separator = function(value) "/"
   ),
   private = list(
@@ -176,7 +180,12 @@ zarr_store <- R6::R6Class("zarr_store",
 #'
 #' Unlike the manual this package follows, opening a store never creates a
 #' folder by accident: `zarr_localstore$new()` creates the root folder only
-#' when it does not exist yet, and [open_zarr()] refuses a missing path.
+#' when it does not exist yet, and [open_zarr()] refuses a missing path. As
+#' the manual says, an existing folder must be a Zarr store (hold a
+#' `zarr.json`, or `.zgroup`, `.zarray` or `.zmetadata` of Zarr version 2):
+#' anything else is an error of class `zarr_error_argument`, so that files
+#' that are not Zarr are never mixed with chunks. An empty folder is taken
+#' as a new store.
 #'
 #' @docType class
 #' @export
@@ -200,6 +209,7 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
       check_flag(read_only, "read_only")
       super$initialize(read_only)
       root <- path.expand(root)
+      check_store_folder(sub("^file://", "", root))
       private$handle <- zarr_call(rz_store_local(enc2utf8(root), read_only, create))
       private$.root <- normalizePath(sub("^file://", "", root), winslash = "/", mustWork = FALSE)
     }
@@ -247,6 +257,17 @@ zarr_memorystore <- R6::R6Class("zarr_memorystore",
 )
 
 # ---------------------------------------------------------------- helpers
+
+# An existing folder with files in it must be a Zarr store.
+check_store_folder <- function(path) {
+  if (!dir.exists(path)) return(invisible(NULL))
+  if (!length(list.files(path, all.files = TRUE, no.. = TRUE))) return(invisible(NULL))
+  docs <- file.path(path, c("zarr.json", ".zgroup", ".zarray", ".zmetadata"))
+  if (!any(file.exists(docs))) {
+    zarr_abort("argument", sprintf("'%s' exists and is not a Zarr store (it has no zarr.json)", path))
+  }
+  invisible(NULL)
+}
 
 # The Rust handle of a store, for the array engine.
 store_handle <- function(store) {
@@ -463,9 +484,9 @@ store_set_metadata <- function(self, prefix, metadata) {
 check_node_name <- function(name) {
   check_string(name, "name")
   if (!nzchar(name)) return(invisible(name))
-  if (grepl("/", name, fixed = TRUE) || name %in% c(".", "..") || startsWith(name, "__")) {
+  if (!is_valid_node_name(name)) {
     zarr_abort("argument", sprintf(
-      "invalid node name '%s': names cannot contain '/', be '.' or '..', or start with '__'", name
+      "invalid node name '%s': names cannot contain '/', be only periods, or start with '__'", name
     ))
   }
   invisible(name)
@@ -496,6 +517,20 @@ as_store_format <- function(metadata, version) {
   metadata
 }
 
+# Metadata with a chunk key encoding: the store's separator fills in one
+# that is missing or whose separator is neither "/" nor ".".
+with_key_encoding <- function(metadata, separator) {
+  if (!is.list(metadata) || !identical(as.integer(metadata$zarr_format), 3L)) return(metadata)
+  cke <- metadata$chunk_key_encoding
+  sep <- cke$configuration$separator
+  if (is.null(cke$name)) {
+    metadata$chunk_key_encoding <- list(name = "default", configuration = list(separator = separator))
+  } else if (!is.null(sep) && !identical(sep, "/") && !identical(sep, ".")) {
+    metadata$chunk_key_encoding$configuration$separator <- if (identical(cke$name, "v2")) "." else separator
+  }
+  metadata
+}
+
 store_create_group <- function(self, path, name) {
   check_node_name(name)
   p <- child_path(path, name)
@@ -509,6 +544,7 @@ store_create_array <- function(self, parent, name, metadata) {
   check_node_name(name)
   p <- child_path(parent, name)
   check_no_node(self, p)
-  self$set_metadata(p, as_store_format(metadata, self$version))
+  metadata <- with_key_encoding(as_store_format(metadata, self$version), self$separator)
+  self$set_metadata(p, metadata)
   self$get_metadata(p)
 }

@@ -37,26 +37,26 @@ zarr <- R6::R6Class("zarr",
     },
     #' @description Retrieve the node at a path.
     #' @param path An absolute path starting with "/".
-    #' @return A [zarr_group] or [zarr_array], or NULL if there is none.
-    get_node = function(path) {
-      check_string(path, "path")
-      if (!startsWith(path, "/")) zarr_abort("argument", sprintf("path '%s' must start with '/'", path))
-      rel <- sub("^/+", "", path)
-      if (!nzchar(rel)) return(private$.root)
-      if (!inherits(private$.root, "zarr_group")) return(NULL)
-      private$.root$get_node(rel)
-    },
+    #' @return A [zarr_group] or [zarr_array], or NULL if there is none (a
+    #'   path that does not start with "/" finds nothing either).
+    get_node = function(path) zarr_get_node(private$.root, path),
     #' @description Add a group.
     #' @param path The path of the parent group.
     #' @param name The name of the new group.
-    #' @return The new [zarr_group].
-    add_group = function(path, name) private$group_at(path)$add_group(name),
+    #' @return The new [zarr_group], or NULL (with a warning that says why)
+    #'   when it cannot be created: the parent is missing or is an array, the
+    #'   name is invalid or taken, or the store holds a single array.
+    add_group = function(path, name) node_or_null(private$group_at(path)$add_group(name)),
     #' @description Add an array.
     #' @param path The path of the parent group.
     #' @param name The name of the new array.
-    #' @param metadata A list or [array_builder] defining the array.
-    #' @return The new [zarr_array].
-    add_array = function(path, name, metadata) private$group_at(path)$add_array(name, metadata),
+    #' @param metadata A list or [array_builder] defining the array. A
+    #'   missing `chunk_key_encoding` is filled in with the store's (see the
+    #'   store's `separator`).
+    #' @return The new [zarr_array], or NULL (with a warning that says why)
+    #'   when it cannot be created, as for `add_group()`, or when the
+    #'   metadata is not valid.
+    add_array = function(path, name, metadata) node_or_null(private$group_at(path)$add_array(name, metadata)),
     #' @description Delete a group.
     #' @param path The path of the group; "/" clears the root group.
     #' @param recursive Whether to delete a group that is not empty, with
@@ -86,7 +86,7 @@ zarr <- R6::R6Class("zarr",
     #' @field domain (read-only) The domain that built the root node.
     domain = function(value) node_domain(private$.root),
     #' @field groups (read-only) The paths of all groups.
-    groups = function(value) if (inherits(private$.root, "zarr_group")) private$.root$groups else character(0),
+    groups = function(value) if (inherits(private$.root, "zarr_group")) private$.root$groups,
     #' @field arrays (read-only) The paths of all arrays.
     arrays = function(value) if (inherits(private$.root, "zarr_group")) private$.root$arrays else "/"
   ),
@@ -94,13 +94,41 @@ zarr <- R6::R6Class("zarr",
     .store = NULL,
     .root = NULL,
     group_at = function(path) {
+      if (!inherits(private$.root, "zarr_group")) {
+        zarr_abort("unsupported", "the store holds a single array: nodes cannot be added to it")
+      }
       g <- self$get_node(path)
-      if (!inherits(g, "zarr_group")) zarr_abort("not_found", sprintf("there is no group at '%s'", path))
+      if (!inherits(g, "zarr_group")) {
+        what <- if (is.null(g)) "there is no group at '%s'" else "'%s' is an array, not a group"
+        zarr_abort("not_found", sprintf(what, path))
+      }
       g
     },
     set_root = function(node) private$.root <- node
   )
 )
+
+# The node at an absolute `path` below `root`; NULL when there is none.
+zarr_get_node <- function(root, path) {
+  if (!is.character(path) || length(path) != 1L || is.na(path) || !startsWith(path, "/")) return(NULL)
+  rel <- sub("^/+", "", path)
+  if (!nzchar(rel)) return(root)
+  if (!inherits(root, "zarr_group")) return(NULL)
+  root$get_node(rel)
+}
+
+# The value of `expr`, a new node; NULL with a warning when it cannot be
+# made, so that the reason is not lost (the manual returns NULL).
+node_or_null <- function(expr) {
+  # A failing store (read-only, I/O) is not a node that cannot be made: it
+  # stays an error.
+  refused <- function(e) {
+    zarr_warn(conditionMessage(e))
+    NULL
+  }
+  tryCatch(expr, zarr_error_argument = refused, zarr_error_not_found = refused, zarr_error_metadata = refused,
+           zarr_error_unsupported = refused, zarr_error_type = refused)
+}
 
 zarr_consolidate <- function(self) {
   root <- self$root
@@ -270,7 +298,9 @@ r_data_type <- function(x) {
 #' Stores an R vector, matrix or array as a Zarr array: logical becomes
 #' bool, integer int32, double float64, complex complex128 and
 #' `bit64::integer64` int64. Chunks are at most 100 long along each
-#' dimension, and the codecs are `transpose` (R order), `bytes` and `zstd`.
+#' dimension, and the codecs those of [define_array()]; arrays of at most
+#' `zarr_options("min_compress")` elements (100) are left uncompressed, as
+#' in R-CF's zarr.
 #'
 #' @param x A logical, integer, double or complex vector, matrix or array.
 #' @param name Optional name of the array. Without a name the array is the
@@ -292,6 +322,7 @@ as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
   dtype <- r_data_type(x)
   shape <- if (is.null(dim(x))) length(x) else dim(x)
   def <- define_array(dtype, shape)
+  if (length(x) <= zarr_options("min_compress")) def$remove_codec(if (dtype == "string") "zstd" else "blosc")
   if (inherits(location, "zarr_group")) {
     if (is.null(name)) zarr_abort("argument", "`name` is required when `location` is a group")
     arr <- location$add_array(name, def)

@@ -94,7 +94,7 @@ layout_builder <- function(layout, order, n = N) {
   b <- define_array("float64", c(n, N))
   b$chunk_shape <- c(256, 256)
   if (order == "C") b$portable <- TRUE
-  b$remove_codec("zstd")
+  b$remove_codec("blosc")
   switch(layout,
     none = NULL,
     zstd1 = b$add_codec("zstd", list(level = 1, checksum = FALSE)),

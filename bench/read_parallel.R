@@ -10,7 +10,7 @@ x <- matrix(round(sin(seq_len(n * n) / 1e4) * 100, 3), n, n)
 
 def <- define_array("float64", c(n, n))
 def$chunk_shape <- c(256, 256)
-def$remove_codec("zstd")
+def$remove_codec("blosc")
 def$add_codec("zstd", list(level = 1, checksum = FALSE))
 z <- create_zarr(location)
 arr <- z$add_array("/", "x", def)

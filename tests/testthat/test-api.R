@@ -170,6 +170,11 @@ test_that("documented R6 classes are exported generators", {
   expect_rows("class")
 })
 
+# Classes R-CF's zarr renamed after 0.3.0: the manual's name is an alias of
+# the generator, whose class name is the new one.
+renamed_classes <- c(zarr_conv_ref = "zarr_convention_ref", zarr_conv_uom = "zarr_convention_uom")
+`%|NA|%` <- function(x, y) if (is.na(x)) y else unname(x)
+
 test_that("documented R6 classes inherit as the manual's 'Super class' lines say", {
   rows <- api[api$kind == "class", , drop = FALSE]
   for (i in seq_len(nrow(rows))) {
@@ -181,7 +186,7 @@ test_that("documented R6 classes inherit as the manual's 'Super class' lines say
       label = sprintf("class %s inheritance: is %s, manual says %s",
                       rows$name[i], fmt(got), fmt(want)))
     gen <- get(rows$name[i], envir = ns)
-    expect_identical(gen$classname, rows$name[i])
+    expect_identical(gen$classname, renamed_classes[rows$name[i]] %|NA|% rows$name[i])
   }
 })
 

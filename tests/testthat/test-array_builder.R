@@ -16,14 +16,14 @@ test_that("define_array() chunks are min(shape, 100) along each dimension", {
   shapes <- list(5, 100, 101, c(250, 30, 7), c(1000, 1), c(3, 200, 100, 2))
   for (s in shapes) {
     b <- define_array("int32", s)
-    expect_identical(b$shape, as.numeric(s), info = paste(s, collapse = "x"))
-    expect_identical(b$chunk_shape$chunk_shape, as.numeric(pmin(s, 100)), info = paste(s, collapse = "x"))
+    expect_identical(b$shape, as.integer(s), info = paste(s, collapse = "x"))
+    expect_identical(b$chunk_shape$chunk_shape, as.integer(pmin(s, 100)), info = paste(s, collapse = "x"))
   }
 })
 
 test_that("define_array() chunks are at least 1 along an empty dimension", {
   b <- define_array("int8", c(0, 3))
-  expect_identical(b$chunk_shape$chunk_shape, c(1, 3))
+  expect_identical(b$chunk_shape$chunk_shape, c(1L, 3L))
   expect_true(b$is_valid())
 })
 
@@ -31,27 +31,55 @@ test_that("the chunk_shape field reads as a chunk_grid_regular", {
   b <- define_array("int32", c(250, 30))
   g <- b$chunk_shape
   expect_s3_class(g, "chunk_grid_regular")
-  expect_identical(g$chunk_grid, c(3, 1))
+  expect_identical(g$chunk_grid, c(3L, 1L))
   b$chunk_shape <- c(50, 7)
-  expect_identical(b$chunk_shape$chunk_shape, c(50, 7))
-  expect_identical(b$chunk_shape$chunk_grid, c(5, 5))
+  expect_identical(b$chunk_shape$chunk_shape, c(50L, 7L))
+  expect_identical(b$chunk_shape$chunk_grid, c(5L, 5L))
 })
 
-test_that("define_array() codecs are transpose (reversed order), bytes and zstd for more than one dimension", {
+test_that("define_array() codecs are R-CF's: transpose (reversed order), bytes and blosc zstd level 1", {
   for (nd in 2:4) {
     b <- define_array("float32", rep(3, nd))
     codecs <- codec_docs(b)
-    expect_identical(codec_names_of(b), c("transpose", "bytes", "zstd"), info = nd)
+    expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc"), info = nd)
     expect_identical(codecs[[1]]$configuration$order, as.list(rev(seq_len(nd) - 1L)), info = nd)
     expect_identical(codecs[[2]]$configuration, list(endian = "little"), info = nd)
-    expect_identical(codecs[[3]]$configuration, list(level = 1L, checksum = FALSE), info = nd)
+    expect_identical(codecs[[3]]$configuration,
+                     list(cname = "zstd", clevel = 1L, shuffle = "shuffle", typesize = 4L, blocksize = 0L), info = nd)
     expect_false(b$portable, info = nd)
   }
 })
 
 test_that("define_array() for one dimension has no transpose codec", {
   b <- define_array("float64", 10)
-  expect_identical(codec_names_of(b), c("bytes", "zstd"))
+  expect_identical(codec_names_of(b), c("bytes", "blosc"))
+})
+
+test_that("the default blosc shuffles by data type as R-CF's zarr does", {
+  shuffle_of <- function(type) codec_docs(define_array(type, 4))[[2]]$configuration$shuffle
+  expect_identical(vapply(c("bool", "int8", "uint8"), shuffle_of, ""),
+                   c(bool = "noshuffle", int8 = "noshuffle", uint8 = "noshuffle"))
+  expect_identical(vapply(c("int16", "int32", "uint32", "int64", "float32"), shuffle_of, ""),
+                   c(int16 = "shuffle", int32 = "shuffle", uint32 = "shuffle", int64 = "shuffle", float32 = "shuffle"))
+  expect_identical(vapply(c("float64", "uint64", "complex128"), shuffle_of, ""),
+                   c(float64 = "bitshuffle", uint64 = "bitshuffle", complex128 = "bitshuffle"))
+})
+
+test_that("string arrays default to zstd, which Zarr v2 stores of strings can read back", {
+  expect_identical(codec_names_of(define_array("string", c(2, 2))), c("transpose", "vlen-utf8", "zstd"))
+  v2 <- create_zarr(zarr_format = 2)$add_array("/", "s", define_array("string", 4))
+  v2[] <- c("a", NA, "", "d")
+  expect_identical(v2[], c("a", NA, "", "d"))
+})
+
+test_that("remove_codec(\"blosc\") leaves R-CF's uncompressed chain", {
+  b <- define_array("int32", c(4, 4))
+  b$remove_codec("blosc")
+  expect_identical(codec_names_of(b), c("transpose", "bytes"))
+  z <- create_zarr()
+  arr <- z$add_array("/", "a", b)
+  arr$write(matrix(1:16, 4))
+  expect_identical(arr[], matrix(1:16, 4))
 })
 
 test_that("the bytes codec has an endian only for multi-byte types", {
@@ -126,9 +154,9 @@ test_that("metadata() refuses an unknown format and an incomplete definition", {
 test_that("add_codec() appends a codec with its default configuration", {
   b <- define_array("int32", c(10, 10))
   expect_invisible(b$add_codec("crc32c", NULL))
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "zstd", "crc32c"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc", "crc32c"))
   b <- define_array("float64", 10)
-  b$remove_codec("zstd")
+  b$remove_codec("blosc")
   b$add_codec("gzip", NULL)
   expect_identical(codec_docs(b)[[2]], list(name = "gzip", configuration = list(level = 5L)))
   b$remove_codec("gzip")
@@ -139,18 +167,18 @@ test_that("add_codec() appends a codec with its default configuration", {
   cfg <- codec_docs(b)[[2]]$configuration
   expect_identical(cfg$cname, "lz4")
   expect_identical(cfg$typesize, 8L)
-  expect_identical(cfg$shuffle, "shuffle")
+  expect_identical(cfg$shuffle, "bitshuffle")
   expect_true(b$is_valid())
 })
 
 test_that("add_codec() inserts at .position", {
   b <- define_array("int32", c(10, 10))
   b$add_codec("gzip", list(level = 9L), .position = 3)
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "gzip", "zstd"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "gzip", "blosc"))
   expect_identical(codec_docs(b)[[3]]$configuration, list(level = 9L))
   # a position past the end appends
   b$add_codec("crc32c", NULL, .position = 99)
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "gzip", "zstd", "crc32c"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "gzip", "blosc", "crc32c"))
   expect_true(b$is_valid())
 })
 
@@ -181,7 +209,7 @@ test_that("add_codec() needs a data type and a known codec name", {
 
 test_that("remove_codec() removes a codec by name", {
   b <- define_array("int32", c(10, 10))
-  expect_invisible(b$remove_codec("zstd"))
+  expect_invisible(b$remove_codec("blosc"))
   expect_identical(codec_names_of(b), c("transpose", "bytes"))
   b$remove_codec("transpose")
   expect_identical(codec_names_of(b), "bytes")
@@ -195,7 +223,7 @@ test_that("remove_codec() removes a codec by name", {
 test_that("remove_codec() keeps the array -> bytes codec, with a warning", {
   b <- define_array("int32", c(10, 10))
   expect_warning(b$remove_codec("bytes"), class = "zarr_warning", regexp = "bytes")
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "zstd"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc"))
 })
 
 test_that("is_valid() is FALSE until a data type and shape are set, TRUE for defaults", {
@@ -219,10 +247,10 @@ test_that("portable = TRUE drops the transpose codec and FALSE brings it back", 
   b$add_codec("crc32c", NULL)
   b$portable <- TRUE
   expect_true(b$portable)
-  expect_identical(codec_names_of(b), c("bytes", "zstd", "crc32c"))
+  expect_identical(codec_names_of(b), c("bytes", "blosc", "crc32c"))
   b$portable <- FALSE
   expect_false(b$portable)
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "zstd", "crc32c"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc", "crc32c"))
   expect_identical(codec_docs(b)[[1]]$configuration$order, list(2L, 1L, 0L))
   expect_error(b$portable <- NA, class = "zarr_error_argument", regexp = "portable")
 })
@@ -232,7 +260,7 @@ test_that("setting the shape resets the chunk shape and keeps the portable choic
   b$chunk_shape <- c(5, 5)
   b$portable <- TRUE
   b$shape <- c(300, 20, 2)
-  expect_identical(b$chunk_shape$chunk_shape, c(100, 20, 2))
+  expect_identical(b$chunk_shape$chunk_shape, c(100L, 20L, 2L))
   expect_true(b$portable)
   b$portable <- FALSE
   b$shape <- c(7, 8)
@@ -263,13 +291,14 @@ test_that("fill_value and chunk_shape setters validate their values", {
   expect_identical(b$metadata()$chunk_key_encoding$name, "v2")
 })
 
-test_that("codec_info lists the codecs with their modes", {
-  info <- define_array("int32", 3)$codec_info
-  expect_s3_class(info, "data.frame")
-  expect_true(all(c("transpose", "bytes", "zstd", "gzip", "blosc", "crc32c") %in% info$name))
-  expect_identical(info$mode[info$name == "transpose"], "array -> array")
-  expect_identical(info$mode[info$name == "bytes"], "array -> bytes")
-  expect_identical(info$mode[info$name == "gzip"], "bytes -> bytes")
+test_that("codec_info describes the definition's own codecs, in order, with their modes", {
+  info <- define_array("int32", c(3, 4))$codec_info
+  expect_identical(info, data.frame(mode = c("array -> array", "array -> bytes", "bytes -> bytes"),
+                                    codec = c("transpose", "bytes", "blosc")))
+  b <- define_array("int32", 3)
+  b$add_codec("crc32c", NULL)
+  expect_identical(b$codec_info$codec, c("bytes", "blosc", "crc32c"))
+  expect_null(array_builder$new()$codec_info)
 })
 
 test_that("array_builder$new(metadata) reproduces an existing array's definition", {
@@ -282,10 +311,10 @@ test_that("array_builder$new(metadata) reproduces an existing array's definition
   arr$set_attribute("units", "m")
   b <- array_builder$new(arr$metadata)
   expect_identical(b$data_type, "int16")
-  expect_identical(b$shape, c(20, 30))
-  expect_identical(b$chunk_shape$chunk_shape, c(7, 11))
+  expect_identical(b$shape, c(20L, 30L))
+  expect_identical(b$chunk_shape$chunk_shape, c(7L, 11L))
   expect_equal(b$fill_value, -1)
-  expect_identical(codec_names_of(b), c("transpose", "bytes", "zstd", "crc32c"))
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc", "crc32c"))
   expect_true(b$is_valid())
   # used as a template, it creates an identical array
   arr2 <- z$add_array("/", "b", b)
@@ -298,7 +327,7 @@ test_that("array_builder$new() accepts JSON text and refuses a group's metadata"
   json <- define_array("float32", c(3, 4))$metadata(format = "JSON")
   b <- array_builder$new(json)
   expect_identical(b$data_type, "float32")
-  expect_identical(b$shape, c(3, 4))
+  expect_identical(b$shape, c(3L, 4L))
   group_meta <- list(zarr_format = 3L, node_type = "group", attributes = list())
   expect_error(array_builder$new(group_meta), class = "zarr_error_metadata", regexp = "array")
 })
@@ -309,8 +338,8 @@ test_that("an array created from a builder has the builder's chunks and codecs",
   def$chunk_shape <- c(8, 16)
   def$add_codec("crc32c", NULL)
   arr <- z$add_array("/", "a", def)
-  expect_identical(arr$chunking$chunk_shape, c(8, 16))
-  expect_identical(vapply(arr$codecs, function(c) c$name, ""), c("transpose", "bytes", "zstd", "crc32c"))
+  expect_identical(arr$chunking$chunk_shape, c(8L, 16L))
+  expect_identical(vapply(arr$codecs, function(c) c$name, ""), c("transpose", "bytes", "blosc", "crc32c"))
   x <- matrix(seq_len(1200) / 7, 30, 40)
   arr$write(x)
   expect_identical(arr$read(), x)
@@ -321,6 +350,6 @@ test_that("print() of a builder shows its definition", {
   b <- define_array("int32", c(4, 5))
   expect_output(print(b), "int32")
   expect_output(print(b), "4 x 5")
-  expect_output(print(b), "transpose, bytes, zstd")
+  expect_output(print(b), "transpose, bytes, blosc")
   expect_output(print(array_builder$new()), "not set")
 })

@@ -33,3 +33,18 @@ test_that("convention attributes survive a store round trip", {
   back <- open_zarr(z$store$root)[["/v"]]$attributes
   expect_identical(back$uom$ucum$unit, "Cel")
 })
+
+test_that("zarr_conventions() lists the supported conventions with schema and UUID", {
+  conv <- zarr_conventions()
+  expect_identical(conv$name, c("ref", "uom"))
+  expect_identical(conv$uuid, c("d89b30cf-ed8c-43d5-9a16-b492f0cd8786", "3bbe438d-df37-49fe-8e2b-739296d46dfb"))
+  expect_true(all(startsWith(conv$schema, "https://")))
+})
+
+test_that("zarr_convention_ref and zarr_convention_uom keep their 0.3.0 names as aliases", {
+  expect_identical(zarr_conv_ref, zarr_convention_ref)
+  expect_identical(zarr_conv_uom, zarr_convention_uom)
+  u <- zarr_conv_uom$new()
+  u$unit <- "m"
+  expect_identical(u$write(list())$uom$ucum$unit, "m")
+})

@@ -190,12 +190,14 @@ test_that("set_attribute() refuses an empty or too long name", {
   expect_error(z$root$set_attribute(NA_character_, 1), class = "zarr_error_argument", regexp = "name")
 })
 
-test_that("node names with '/', '.', '..' or a leading '__' are refused", {
+test_that("add_group() and add_array() with names with '/', '.', '..' or a leading '__' return NULL with a warning", {
   z <- create_zarr()
   for (nm in c("a/b", ".", "..", "__meta")) {
-    expect_error(z$root$add_group(nm), class = "zarr_error_argument", regexp = nm, fixed = TRUE)
-    expect_error(z$root$add_array(nm, define_array("int8", 1)), class = "zarr_error_argument",
-                 regexp = nm, fixed = TRUE)
+    expect_warning(g <- z$root$add_group(nm), class = "zarr_warning", regexp = nm, fixed = TRUE)
+    expect_null(g)
+    expect_warning(a <- z$root$add_array(nm, define_array("int8", 1)), class = "zarr_warning",
+                   regexp = nm, fixed = TRUE)
+    expect_null(a)
   }
   expect_identical(z$store$list(), "zarr.json")
 })

@@ -78,19 +78,22 @@ test_that("`[` with drop = FALSE keeps the degenerate dimensions", {
   expect_identical(arr[3, , drop = FALSE], x[3, , drop = FALSE])
 })
 
-test_that("`[` on a 1-d array equals `[` on the R 1-d array as.array(x)", {
+test_that("`[` on a 1-d array reads a plain vector, as R-CF's zarr returns it", {
   x <- c(seq_len(24), NA)
   arr <- zarr_copy(x, chunks = 4)
   ax <- as.array(x)
   cases <- list(list(3:9), list(7), list(-1), list(-(20:25)), list(c(TRUE, FALSE, FALSE)),
                 list(c(25, 1, 13)), list(c(4, 4, 4)), list(integer(0)), list(E))
   for (cs in cases) {
-    expect_same_subset(arr, ax, cs)
+    expect_same_subset(arr, x, cs)
+    # drop = FALSE keeps the 1-d array, as on the R array
     expect_same_subset(arr, ax, cs, drop = FALSE)
   }
-  expect_identical(arr[], ax)
-  expect_identical(as.vector(arr[2:3]), x[2:3])
+  expect_identical(arr[], x)
+  expect_identical(arr[2:4], x[2:4])
   expect_identical(arr$read(), x)
+  expect_identical(arr$read(list(c(2, 4))), x[2:4])
+  expect_identical(as.array(arr), ax)
 })
 
 test_that("`[` on a 3-d array equals `[` on the R array", {

@@ -287,18 +287,18 @@ big_endian_bytes <- function(codecs) {
 # the shapes given. `define(b)` edits the builder after sharding is added
 # (or before, with `before`), and returns it or a metadata list.
 shard_variants <- list(
-  list(what = "sharding (index at the end, crc32c) over transpose, bytes, zstd"),
+  list(what = "sharding (index at the end, crc32c) over transpose, bytes, blosc"),
   list(what = "sharding with the index at the start", sharding = list(index_location = "start")),
   list(what = "sharding of row-major inner chunks compressed with gzip",
        before = function(b) {
          b$portable <- TRUE
-         b$remove_codec("zstd")
+         b$remove_codec("blosc")
          b$add_codec("gzip", list(level = 6))
          b
        }),
   list(what = "sharding of big-endian inner chunks with blosc and crc32c",
        before = function(b) {
-         b$remove_codec("zstd")
+         b$remove_codec("blosc")
          b$add_codec("blosc", list(cname = "lz4", clevel = 5, shuffle = "shuffle"))
          b$add_codec("crc32c", NULL)
          b
@@ -308,7 +308,7 @@ shard_variants <- list(
        sharding = list(index_location = "start",
                        index_codecs = list(list(name = "bytes", configuration = list(endian = "big"))))),
   list(what = "sharding of uncompressed inner chunks", before = function(b) {
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     b
   }),
   list(what = "sharding of 3-d arrays", shape = c(5, 6, 7), shard = c(4, 4, 6), inner = c(2, 2, 3)),
@@ -387,7 +387,7 @@ test_that("zarr-python reads sharded arrays with NA holes, missing inner chunks 
 v2_compressors <- list(
   list(what = "no compressor", codec = NULL, id = NULL),
   list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"),
-  list(what = "zstd (the default)", id = "zstd"),
+  list(what = "blosc zstd level 1 (the default)", id = "blosc"),
   list(what = "zstd level 10 with checksum", codec = "zstd", config = list(level = 10, checksum = TRUE), id = "zstd"),
   list(what = "blosc lz4 with byte shuffle", codec = "blosc",
        config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"), id = "blosc"),
@@ -411,18 +411,21 @@ v2_definition <- function(type, shape, chunks, comp, portable) {
   b <- define_array(type, shape)
   b$chunk_shape <- chunks
   b$portable <- portable
+  # the default compressor: zstd for strings, blosc otherwise
+  default_comp <- if (type == "string") "zstd" else "blosc"
   if (is.null(comp$codec) && is.null(comp$id)) {
-    b$remove_codec("zstd")
+    b$remove_codec(default_comp)
     return(b)
   }
-  if (is.null(comp$codec)) return(b) # the default zstd
+  if (is.null(comp$codec)) return(b) # the default compressor
   if (isTRUE(comp$list)) {
     m <- b$metadata()
     names <- vapply(m$codecs, function(c) c$name, "")
-    m$codecs[[which(names == "zstd")]] <- list(name = comp$codec, configuration = comp$config)
+    m$codecs[[which(names == default_comp)]] <- list(name = comp$codec, configuration = comp$config)
     return(m)
   }
-  if (!isTRUE(comp$keep_zstd)) b$remove_codec("zstd")
+  b$remove_codec(default_comp)
+  if (isTRUE(comp$keep_zstd)) b$add_codec("zstd", list(level = 1))
   b$add_codec(comp$codec, comp$config)
   b
 }
@@ -469,7 +472,7 @@ test_that("the builder adds the v2 numcodecs compressors by name, and zarr-pytho
   ids <- c("numcodecs.zlib" = "zlib", "numcodecs.lz4" = "lz4", "numcodecs.bz2" = "bz2")
   for (codec in names(ids)) {
     b <- define_array("float64", dim(x))
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     b$add_codec(codec, NULL)
     expect_identical(tail(codec_names_of(b), 1L), codec)
     z$add_array("/", ids[[codec]], b)$write(x)
@@ -673,7 +676,7 @@ test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and 
   store <- local_store_path()
   z <- create_zarr(store, zarr_format = 2)
   shape <- c(5, 7)
-  comps <- list(list(what = "zstd", id = "zstd"), list(what = "none", id = NULL),
+  comps <- list(list(what = "default", id = "zstd"), list(what = "none", id = NULL),
                 list(what = "blosc", codec = "blosc", config = list(cname = "lz4", clevel = 5, shuffle = "shuffle"),
                      id = "blosc"),
                 list(what = "gzip", codec = "gzip", config = list(level = 5), id = "gzip"))
@@ -696,7 +699,7 @@ test_that("zarr-python reads fixed-width v2 string arrays (<U, >U, |S) in C and 
       }
     }
   }
-  expect_false(file.exists(file.path(store, "lt_F_zstd", "1.1")))
+  expect_false(file.exists(file.path(store, "lt_F_default", "1.1")))
   fmt_check_python(cases, "v2 fixed-width strings")
 })
 

@@ -153,13 +153,13 @@ set_endian_big <- function(b) {
 }
 use_compressor <- function(codec, configuration) {
   function(b) {
-    b$remove_codec("zstd")
+    b$remove_codec("blosc")
     if (!is.null(codec)) b$add_codec(codec, configuration)
     b
   }
 }
 interop_variants <- list(
-  list(what = "the default codecs (transpose, bytes, zstd) in one chunk", shape = c(3, 5, 7)),
+  list(what = "the default codecs (transpose, bytes, blosc) in one chunk", shape = c(3, 5, 7)),
   list(what = "the default codecs in edge chunks", shape = c(3, 5, 7), chunks = c(2, 2, 3)),
   list(what = "row-major chunks (portable, no transpose)", shape = c(3, 5, 7), chunks = c(2, 2, 3),
        define = function(b) {

@@ -46,3 +46,10 @@ test_that("data types, codecs and stores print their settings", {
     print(s$z$store)
   })
 })
+
+test_that("print() of an array shows its dimension names", {
+  arr <- as_zarr(matrix(1:6, 2, 3))$root
+  dimnames(arr) <- list(lat = NULL, lon = NULL)
+  out <- capture.output(print(arr))
+  expect_identical(grep("^shape", out, value = TRUE), "shape      : 2 x 3 [lat, lon]")
+})

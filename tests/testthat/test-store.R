@@ -248,6 +248,7 @@ test_that("a read-only memory store refuses set() and erase with zarr_error_read
 test_that("a read-only local store reads existing keys and refuses writes", {
   path <- local_store_path()
   w <- zarr_localstore$new(path)
+  w$create_group("", "")
   w$set("a/b", bytes(4))
   s <- zarr_localstore$new(path, read_only = TRUE)
   expect_true(s$read_only)
@@ -298,6 +299,7 @@ test_that("a local store's root is the normalised folder and its uri a file:// U
 test_that("a local store accepts a file:// URI as its root", {
   path <- local_store_path()
   s <- zarr_localstore$new(paste0("file://", path))
+  s$create_group("", "")
   s$set("x/y", bytes(6))
   expect_true(file.exists(file.path(path, "x", "y")))
   expect_identical(s$root, normalizePath(path, winslash = "/"))
@@ -385,4 +387,36 @@ test_that("an array is opened from the document its store read, until that docum
     s$erase_prefix("x/")
     expect_null(zarr:::node_json_get(s, "x"), info = info)
   }
+})
+
+test_that("zarr_localstore$new() on an existing folder that is not a Zarr store is zarr_error_argument", {
+  path <- local_store_path()
+  dir.create(path)
+  writeLines("not zarr", file.path(path, "notes.txt"))
+  expect_error(zarr_localstore$new(path), class = "zarr_error_argument", regexp = "not a Zarr store")
+  expect_error(create_zarr(path), class = "zarr_error_argument", regexp = "not a Zarr store")
+  expect_identical(list.files(path), "notes.txt")
+  # an empty folder is a new store; a Zarr store opens
+  empty <- local_store_path()
+  dir.create(empty)
+  expect_s3_class(create_zarr(empty), "zarr")
+  expect_s3_class(zarr_localstore$new(empty), "zarr_localstore")
+})
+
+test_that("add_array() fills in a missing chunk_key_encoding with the store's separator", {
+  z <- create_zarr()
+  meta <- define_array("int32", c(4, 4))$metadata()
+  meta$chunk_key_encoding <- NULL
+  arr <- z$add_array("/", "a", meta)
+  expect_identical(z$store$separator, "/")
+  expect_identical(arr$metadata$chunk_key_encoding, list(name = "default", configuration = list(separator = "/")))
+  expect_identical(arr$chunk_separator, "/")
+  arr$write(matrix(1:16, 4))
+  expect_true(z$store$exists("a/c/0/0"))
+  dotted <- define_array("int32", 4)$metadata()
+  dotted$chunk_key_encoding <- list(name = "default", configuration = list(separator = "."))
+  d <- z$add_array("/", "d", dotted)
+  expect_identical(d$chunk_separator, ".")
+  d$write(1:4)
+  expect_true(z$store$exists("d/c.0"))
 })

@@ -1,0 +1,79 @@
+# Package options: one place that says which options exist, what they
+# default to and what reads them. Values live in R's options() as
+# `zarr.<name>`, so that options(zarr.num_threads = 2) keeps working.
+
+option_defaults <- function() {
+  list(
+    threads = NULL,
+    strict_checksums = FALSE,
+    min_compress = 100L,
+    chunk_length = 100L,
+    progress = interactive(),
+    cf = TRUE
+  )
+}
+
+# The R option behind each name (the thread count has had its own name).
+option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste0("zarr.", key)
+
+#' Options of the zarr package
+#'
+#' Reads or sets the package's options, as R-CF's `zarr_options()` does.
+#' They are held in R's [options()] as `zarr.<name>` (`zarr.num_threads`
+#' for `threads`), so `options()` and `withr::local_options()` work too.
+#'
+#' * `threads`: the number of threads for chunk I/O; reading it gives the
+#'   count in use, [zarr_num_threads()]. Used by every read and write.
+#' * `strict_checksums`: whether a crc32c mismatch is an error (TRUE) or a
+#'   warning (FALSE, the default). Used by every read.
+#' * `min_compress`: [as_zarr()] leaves arrays of at most this many
+#'   elements uncompressed (default 100).
+#' * `chunk_length`: the longest default chunk along a dimension (default
+#'   100), used by [define_array()] and [as_zarr()].
+#' * `progress`: reserved for progress reports of long reads and writes
+#'   (default `interactive()`); nothing reads it yet.
+#' * `cf`: reserved for decoding arrays with CF attributes (default TRUE);
+#'   nothing reads it yet.
+#'
+#' @param key The name of an option; missing for all of them.
+#' @param value The new value; missing to read the option.
+#' @return With `key` only, the option's value; without arguments, a named
+#'   list of all options; with `value`, the previous value, invisibly.
+#' @export
+#' @examples
+#' zarr_options("min_compress")
+#' old <- zarr_options("threads", 1)
+#' zarr_options("threads")
+#' zarr_options("threads", old)
+#' names(zarr_options())
+zarr_options <- function(key, value) {
+  defaults <- option_defaults()
+  if (missing(key)) return(sapply(names(defaults), zarr_options, simplify = FALSE))
+  check_string(key, "key")
+  if (!key %in% names(defaults)) {
+    zarr_abort("argument", sprintf("unknown option '%s'; the options are %s", key,
+                                   paste(names(defaults), collapse = ", ")))
+  }
+  if (missing(value)) {
+    if (key == "threads") return(zarr_num_threads())
+    return(getOption(option_name(key), defaults[[key]]))
+  }
+  old <- if (key == "threads") getOption("zarr.num_threads") else zarr_options(key)
+  value <- check_option(key, value)
+  args <- list(value)
+  names(args) <- option_name(key)
+  options(args)
+  invisible(old)
+}
+
+check_option <- function(key, value) {
+  if (key %in% c("strict_checksums", "progress", "cf")) {
+    check_flag(value, key)
+    return(value)
+  }
+  if (key == "threads" && is.null(value)) return(NULL)
+  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 1 || value != trunc(value)) {
+    zarr_abort("argument", sprintf("option '%s' must be a whole number of at least 1", key))
+  }
+  as.integer(value)
+}

@@ -1,0 +1,86 @@
+# Nodes in a hierarchy: paths between nodes, walking, names, post_open().
+
+node_tree <- function() {
+  z <- create_zarr()
+  z$add_group("/", "a")
+  z$add_group("/a", "b")
+  z$add_group("/", "c")
+  z$add_array("/a/b", "x", define_array("int8", 2))
+  z
+}
+
+test_that("relative_path() gives the path from one node to another", {
+  z <- node_tree()
+  x <- z[["/a/b/x"]]
+  expect_identical(x$relative_path("/c"), "../../../c")
+  expect_identical(z[["/a"]]$relative_path(x), "b/x")
+  expect_identical(x$relative_path("/a"), "../..")
+  expect_identical(x$relative_path(x), ".")
+  expect_identical(z$root$relative_path("/"), ".")
+  expect_error(x$relative_path("/a/../c"), class = "zarr_error_argument", regexp = "to")
+})
+
+test_that("absolute_path() resolves a relative path from a node", {
+  z <- node_tree()
+  b <- z[["/a/b"]]
+  expect_identical(b$absolute_path("../../c"), "/c")
+  expect_identical(b$absolute_path("x"), "/a/b/x")
+  expect_identical(b$absolute_path("./.."), "/a")
+  expect_error(b$absolute_path("../../.."), class = "zarr_error_not_found")
+})
+
+test_that("walk_path() walks to a node by names and errors when there is none", {
+  z <- node_tree()
+  b <- z[["/a/b"]]
+  expect_identical(b$walk_path(c("..", "..", "c"))$path, "/c")
+  expect_identical(z$root$walk_path(strsplit("a/b/x", "/")[[1]])$path, "/a/b/x")
+  expect_identical(b$walk_path(character(0)), b)
+  expect_error(b$walk_path(c("nope")), class = "zarr_error_not_found", regexp = "nope")
+  expect_error(z$root$walk_path(".."), class = "zarr_error_not_found", regexp = "parent")
+})
+
+test_that("is_valid_node_name() follows the Zarr specification's rules", {
+  expect_true(is_valid_node_name("temperature"))
+  expect_true(is_valid_node_name("air temperature"))
+  expect_true(is_valid_node_name("a.b"))
+  expect_false(is_valid_node_name(""))
+  expect_false(is_valid_node_name("."))
+  expect_false(is_valid_node_name("..."))
+  expect_false(is_valid_node_name("a/b"))
+  expect_false(is_valid_node_name("__x"))
+  expect_false(is_valid_node_name(NA_character_))
+  expect_false(is_valid_node_name(c("a", "b")))
+  expect_warning(expect_null(create_zarr()$add_group("/", "...")), class = "zarr_warning", regexp = "...")
+})
+
+test_that("post_open() runs on every node built into an opened hierarchy", {
+  seen <- character(0)
+  tracked <- R6::R6Class("tracked_group", inherit = zarr_group,
+                         public = list(post_open = function() {
+                           seen <<- c(seen, self$path)
+                           invisible(self)
+                         }))
+  tracked_domain <- R6::R6Class("tracked_domain", inherit = zarr_domain, public = list(
+    build = function(name, metadata, parent, store) {
+      if (identical(metadata$node_type, "group")) tracked$new(name, metadata, parent, store) else FALSE
+    }))
+  dom <- tracked_domain$new("tracked")
+  z <- node_tree()
+  zarr_register_domain(dom)
+  on.exit(zarr_unregister_domain("tracked"))
+  z2 <- zarr$new(z$store)
+  invisible(z2$groups)
+  z2[["/a/b"]]
+  expect_true(all(c("/", "/a", "/a/b") %in% seen))
+})
+
+test_that("set_node() puts a node object in place of the child of the same name", {
+  z <- node_tree()
+  a <- z[["/a"]]
+  replacement <- zarr_group$new("b", a[["b"]]$metadata, a)
+  expect_identical(a$set_node(replacement), replacement)
+  expect_identical(z[["/a/b"]], replacement)
+  other <- zarr_group$new("q", list(zarr_format = 3L, node_type = "group"), z$root)
+  expect_error(a$set_node(other), class = "zarr_error_argument", regexp = "another parent")
+  expect_error(a$set_node("b"), class = "zarr_error_argument")
+})
