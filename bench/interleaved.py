@@ -100,6 +100,17 @@ class Peer:
         a = self._opened(layout)
         return self.pb.run_once(lambda: self._subset(a), f"{self.name}/{layout}/subset")
 
+    def readloop(self, layout):
+        """`x = a[...]` again: no wait or gc.collect() first, and the last
+        result alive until this one replaces it (peers_bench.py's
+        --back-to-back)."""
+        a = self._opened(layout)
+        before, self.pb.BACK_TO_BACK = self.pb.BACK_TO_BACK, True
+        try:
+            return self.pb.run_once(lambda: self._read(a), f"{self.name}/{layout}/readloop")
+        finally:
+            self.pb.BACK_TO_BACK = before
+
     def stored(self, layout):
         return self.pb.du(self.path(layout))
 
@@ -121,6 +132,9 @@ class Ours:
 
     def subset(self, layout):
         return self._run("subset", layout)
+
+    def readloop(self, layout):
+        return self._run("readloop", layout)
 
     def check(self, layout):
         return self.worker.call("check", layout, self.order)["ok"]
@@ -192,13 +206,16 @@ def main():
         result = {c.name: {"impl": c.name, "layout": layout} for c in contenders}
         for c in ours:
             result[c.name]["order"] = c.order
-        for op in ("write",) if args.writes_only else ("write", "read", "subset"):
+        for op in ("write",) if args.writes_only else ("write", "read", "readloop", "subset"):
             if op == "read":
                 for c in contenders:
                     if not c.check(layout):
                         raise RuntimeError(f"{c.name} read back wrong values ({layout})")
                     result[c.name]["stored_bytes"] = c.stored(layout)
-            for name, ((wall, cpu), (best, _)) in in_turns(contenders, op, layout, args.repeats,
+            # Reads in a loop: three times the repeats, so that several of
+            # the package's own collections (pages.rs) fall among them.
+            reps = 3 * args.repeats if op == "readloop" else args.repeats
+            for name, ((wall, cpu), (best, _)) in in_turns(contenders, op, layout, reps,
                                                            rng).items():
                 result[name][f"{op}_s"], result[name][f"{op}_cpu"] = wall, cpu
                 result[name][f"{op}_min_s"] = best

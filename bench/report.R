@@ -50,6 +50,23 @@ for (r in ours$rows) {
                             num(r$write_s) / w$s, num(r$read_s) / rd$s, num(r$subset_s) / s$s, w$impl, rd$impl, s$impl))
 }
 
+# Reads as a session repeats them, `x <- a[]` in a loop: no gc() (or
+# gc.collect()) first and the last result alive meanwhile.
+if (!is.null(ours$rows[[1]]$readloop_s)) {
+  lines <- c(lines, "", "## Reads in a loop", "",
+             paste("`x <- a[]` again and again: no wait and no gc() before a run, the last result alive while the next",
+                   "is read (peers_bench.py's --back-to-back), three times the repeats. The table above collects",
+                   "first, as R's system.time() does; here the package must collect itself (pages.rs)."), "",
+             "| layout | order | loop read s | gc-first read s | loop / gc-first | best peer's loop read (s) | loop / best peer's loop |",
+             "|---|---|---:|---:|---:|---|---:|")
+  for (r in ours$rows) {
+    p <- best_peer(r$layout, "readloop_s")
+    lines <- c(lines, sprintf("| %s | %s | %.3f | %.3f | %.2f | %s (%.3f) | %.2f |", r$layout, r$order,
+                              num(r$readloop_s), num(r$read_s), num(r$readloop_s) / num(r$read_s),
+                              p$impl, p$s, num(r$readloop_s) / p$s))
+  }
+}
+
 # The fastest of the repeats, the floor under this machine's noise (the
 # file system's state moves a write by up to 2x from one run to the next).
 if (!is.null(ours$rows[[1]]$write_min_s)) {

@@ -36,10 +36,15 @@ if (!is.na(rows_file)) {
       r <- median_of(w$read, repeats)
       s <- median_of(w$subset, repeats)
       r1 <- median_of(w$read_1thread, repeats)
+      # Reads in a loop that keeps the last result, without gc() first:
+      # 3 x repeats runs back to back, so that several collections fall
+      # among them.
+      rl <- median_of(w$read_loop, 3 * repeats)
       row <- list(impl = sprintf("zarr (R, %s order)", order), layout = layout, order = order,
                   write_s = wr[["wall"]], write_cpu = wr[["cpu"]], stored_bytes = w$stored(),
                   read_s = r[["wall"]], read_cpu = r[["cpu"]], subset_s = s[["wall"]], subset_cpu = s[["cpu"]],
-                  read_1thread_s = r1[["wall"]], read_peak_bytes = if (layout == "zstd1") peak_rss(w$path) else NA)
+                  read_1thread_s = r1[["wall"]], readloop_s = rl[["wall"]], readloop_cpu = rl[["cpu"]],
+                  read_peak_bytes = if (layout == "zstd1") peak_rss(w$path) else NA)
       cat(jsonlite::toJSON(row, auto_unbox = TRUE, na = "null"), "\n")
       rows[[length(rows) + 1]] <- row
     }

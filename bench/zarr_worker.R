@@ -25,6 +25,7 @@ answer <- function(words) {
   switch(words[[1]],
     write = as.list(w$write()),
     read = as.list(w$read()),
+    readloop = as.list(w$read_loop()),
     subset = as.list(w$subset()),
     read1 = as.list(w$read_1thread()),
     check = list(ok = w$check()),

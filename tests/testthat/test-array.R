@@ -643,3 +643,42 @@ test_that("the package version sorts above every R-CF release, for packages that
   expect_true(utils::packageVersion("zarr") >= "0.5.0")
   expect_true(utils::packageVersion("zarr") > "0.4.2.9000")
 })
+
+test_that("a loop of large reads does not grow memory by a result per read (#23)", {
+  # R's collector does not count the memory of large results (pages.rs),
+  # so the package collects when the results it handed out have grown
+  # enough. Measured in a child process, whose resident memory is its own
+  # and whose R heap has not grown from other work (here, the write).
+  skip_on_cran()
+  skip_if_not(file.exists("/proc/self/status") && file.exists("/proc/self/clear_refs"))
+  n <- 4096L
+  path <- file.path(withr::local_tempdir(), "loop.zarr")
+  b <- define_array("float64", c(n, n))
+  b$chunk_shape <- c(1024, 1024)
+  b$remove_codec("blosc")
+  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+  code <- sprintf('
+    suppressMessages(library(zarr))
+    status <- function(f) {
+      l <- grep(paste0("^", f, ":"), readLines("/proc/self/status"), value = TRUE)
+      as.numeric(gsub("[^0-9]", "", l)) * 1024
+    }
+    a <- open_zarr("%s", read_only = TRUE)[["/x"]]
+    x <- a[]
+    invisible(gc()) # as a session may have run; then R would not collect again
+    base <- status("VmRSS")
+    writeLines("5", "/proc/self/clear_refs") # resets VmHWM
+    for (i in 1:40) x <- a[]
+    stopifnot(x[%d, %d] == %d^2, x[1, 1] == 1)
+    cat((c(status("VmRSS"), status("VmHWM")) - base) / %d, "\n")
+  ', path, n, n, n, 8 * n * n)
+  out <- withr::with_envvar(
+    c(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
+  )
+  growth <- suppressWarnings(as.numeric(strsplit(trimws(tail(out, 1)), " +")[[1]]))
+  expect_length(growth, 2)
+  # Resident memory after the loop, and at its peak, in results (128 MiB).
+  expect_lte(growth[1], 4, label = paste(out, collapse = "\n"))
+  expect_lte(growth[2], 4, label = paste(out, collapse = "\n"))
+})

@@ -32,13 +32,24 @@ pub fn advise_huge_pages(ptr: *mut u8, len: usize) {
     }
 }
 
-/// Large result vectors live in blocks of their own mapping, and the last
-/// one freed is kept for the next. Reading the same array again (a loop
-/// over time steps, a repeated query) then writes into pages that are
-/// already mapped instead of faulting in and zeroing fresh ones, which
-/// costs a full read a sixth of its time. The kept block is marked
-/// MADV_FREE, so under memory pressure the kernel takes its pages back
-/// without swapping; only one block, of at most `KEEP_MAX_BYTES`, is kept.
+/// Large result vectors live in blocks of their own mapping, and freed
+/// blocks are kept in a small pool for the next results. Reading the same
+/// array again (a loop over time steps, a repeated query) then writes
+/// into pages that are already mapped instead of faulting in and zeroing
+/// fresh ones, which costs a full read a sixth of its time. Kept blocks
+/// are marked MADV_FREE, so under memory pressure the kernel takes their
+/// pages back without swapping; the pool is bounded in bytes and blocks.
+///
+/// R does not count memory from a custom allocator towards the heap size
+/// that triggers its collector, so results that became garbage would
+/// stay mapped until something else made R collect: a plain loop of
+/// reads grew by one result per read. The blocks therefore keep count of
+/// the bytes handed out and not given back; once they have grown by
+/// `COLLECT_AFTER_BYTES` (or half the bytes found live at the last
+/// collection, if more) since the last collection, `collection_due` says
+/// so, and the caller runs R's collector before taking the next block.
+/// The results freed then go to the pool, so the reads of such a loop
+/// reuse mapped pages too, not only reads after an explicit `gc()`.
 ///
 /// A reused block holds old values: callers must write every element.
 #[cfg(target_os = "linux")]
@@ -50,9 +61,58 @@ pub mod blocks {
     const HEADER: usize = 64;
     /// Freed blocks larger than this are unmapped at once.
     pub const KEEP_MAX_BYTES: usize = 1 << 30;
+    /// The pool of freed blocks holds at most this many bytes and blocks;
+    /// the oldest go first.
+    pub const POOL_MAX_BYTES: usize = 1 << 30;
+    pub const POOL_MAX_BLOCKS: usize = 64;
+    /// Growth of the bytes held since the last collection after which
+    /// the next take asks for one (see the module's notes). A loop of
+    /// reads that keeps the last result then holds at most the live
+    /// result and this much more: with 128 MiB results, a collection
+    /// every third read and at most four results mapped. Each collection
+    /// is a full one (R_gc), a few milliseconds in a bare session, so
+    /// this is traded against time: half as much doubles their number.
+    pub const COLLECT_AFTER_BYTES: usize = 384 << 20;
 
-    /// The kept block: mapping address and length.
-    static KEPT: Mutex<Option<(usize, usize)>> = Mutex::new(None);
+    /// Counts for tests and measurements.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Stats {
+        /// Blocks handed out: reused from the pool, or newly mapped.
+        pub reused: u64,
+        pub mapped: u64,
+        /// Collections asked for by `collection_due`.
+        pub collections: u64,
+        /// Bytes of blocks handed out and not given back, and in the pool.
+        pub held: usize,
+        pub pooled: usize,
+    }
+
+    struct State {
+        /// Freed mappings (address, length), oldest first.
+        pool: Vec<(usize, usize)>,
+        stats: Stats,
+        /// `held` just after the last collection (lowered whenever blocks
+        /// come back): what was still in use then.
+        live: usize,
+    }
+
+    static STATE: Mutex<State> = Mutex::new(State {
+        pool: Vec::new(),
+        stats: Stats {
+            reused: 0,
+            mapped: 0,
+            collections: 0,
+            held: 0,
+            pooled: 0,
+        },
+        live: 0,
+    });
+
+    fn state() -> std::sync::MutexGuard<'static, State> {
+        // The state stays consistent between statements: a panic while
+        // it was locked leaves nothing half done.
+        STATE.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     fn page_size() -> usize {
         // SAFETY: sysconf has no preconditions.
@@ -64,6 +124,12 @@ pub mod blocks {
         }
     }
 
+    /// The mapping length for `len` bytes of caller's memory.
+    fn mapping_len(len: usize) -> Option<usize> {
+        let page = page_size();
+        Some(len.checked_add(HEADER)?.div_ceil(page) * page)
+    }
+
     fn unmap(addr: usize, len: usize) {
         // SAFETY: (addr, len) is a whole mapping made by `take` and no
         // longer handed out.
@@ -72,47 +138,80 @@ pub mod blocks {
         }
     }
 
-    /// Memory for `len` bytes, or null when the system refuses. The kept
-    /// block is reused when it fits without wasting more than a quarter.
-    pub fn take(len: usize) -> *mut u8 {
-        let Some(need) = len.checked_add(HEADER) else {
-            return std::ptr::null_mut();
-        };
-        let page = page_size();
-        let total = need.div_ceil(page) * page;
-        let kept = KEPT.lock().map(|mut k| k.take()).unwrap_or(None);
-        let addr = match kept {
-            Some((addr, size)) if size >= total && size - total <= total / 4 => addr,
-            other => {
-                if let Some((addr, size)) = other {
-                    unmap(addr, size);
-                }
-                // SAFETY: an anonymous private mapping; no existing memory
-                // is touched.
-                let p = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        total,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                        -1,
-                        0,
-                    )
-                };
-                if p == libc::MAP_FAILED {
-                    return std::ptr::null_mut();
-                }
-                super::advise_huge_pages(p as *mut u8, total);
-                // SAFETY: the first page of the fresh mapping is ours.
-                unsafe { (p as *mut usize).write(total) };
-                p as usize
-            }
-        };
-        (addr + HEADER) as *mut u8
+    /// The counts so far.
+    pub fn stats() -> Stats {
+        state().stats
     }
 
-    /// Give back memory from `take`. It becomes the kept block (replacing
-    /// the one kept before) unless it is too large.
+    /// Whether the caller should run the collector before taking the next
+    /// block: the blocks held have grown by the allowance since the last
+    /// collection (results that became garbage since are among them).
+    pub fn collection_due() -> bool {
+        let s = state();
+        let allowance = COLLECT_AFTER_BYTES.max(s.live / 2);
+        s.stats.held.saturating_sub(s.live) >= allowance
+    }
+
+    /// Note that a collection has run: what is still held is in use.
+    pub fn collected() {
+        let mut s = state();
+        s.live = s.stats.held;
+        s.stats.collections += 1;
+    }
+
+    /// Memory for `len` bytes, or null when the system refuses. The
+    /// smallest pooled block that fits without wasting more than a
+    /// quarter is reused.
+    pub fn take(len: usize) -> *mut u8 {
+        let Some(total) = mapping_len(len) else {
+            return std::ptr::null_mut();
+        };
+        let reused = {
+            let mut s = state();
+            let best = s
+                .pool
+                .iter()
+                .enumerate()
+                .filter(|(_, &(_, size))| size >= total && size - total <= total / 4)
+                .min_by_key(|(_, &(_, size))| size)
+                .map(|(i, _)| i);
+            best.map(|i| {
+                let (addr, size) = s.pool.remove(i);
+                s.stats.pooled -= size;
+                s.stats.held += size;
+                s.stats.reused += 1;
+                addr
+            })
+        };
+        if let Some(addr) = reused {
+            return (addr + HEADER) as *mut u8;
+        }
+        // SAFETY: an anonymous private mapping; no existing memory is
+        // touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                total,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        super::advise_huge_pages(p as *mut u8, total);
+        // SAFETY: the first page of the fresh mapping is ours.
+        unsafe { (p as *mut usize).write(total) };
+        let mut s = state();
+        s.stats.held += total;
+        s.stats.mapped += 1;
+        (p as usize + HEADER) as *mut u8
+    }
+
+    /// Give back memory from `take`. It goes to the pool (the oldest
+    /// blocks leaving it when it is full) unless it is too large.
     ///
     /// # Safety
     /// `ptr` came from `take` and is not used again.
@@ -120,6 +219,11 @@ pub mod blocks {
         let addr = ptr as usize - HEADER;
         // SAFETY: `take` wrote the mapping's length in its header.
         let size = unsafe { (addr as *const usize).read() };
+        {
+            let mut s = state();
+            s.stats.held = s.stats.held.saturating_sub(size);
+            s.live = s.live.min(s.stats.held);
+        }
         if size > KEEP_MAX_BYTES {
             unmap(addr, size);
             return;
@@ -135,12 +239,19 @@ pub mod blocks {
                 libc::MADV_FREE,
             );
         }
-        let before = match KEPT.lock() {
-            Ok(mut k) => k.replace((addr, size)),
-            Err(_) => Some((addr, size)),
-        };
-        if let Some((a, s)) = before {
-            unmap(a, s);
+        let mut evicted = Vec::new();
+        {
+            let mut s = state();
+            s.pool.push((addr, size));
+            s.stats.pooled += size;
+            while s.stats.pooled > POOL_MAX_BYTES || s.pool.len() > POOL_MAX_BLOCKS {
+                let (a, n) = s.pool.remove(0);
+                s.stats.pooled -= n;
+                evicted.push((a, n));
+            }
+        }
+        for (a, n) in evicted {
+            unmap(a, n);
         }
     }
 }
@@ -161,30 +272,76 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn blocks_are_reused_when_they_fit() {
+        // One test for all of `blocks`: its state is global.
         let n = 20usize << 20;
+        let before = blocks::stats();
         let p = blocks::take(n);
         assert!(!p.is_null());
         // SAFETY: `take` gave `n` writable bytes.
         let s = unsafe { std::slice::from_raw_parts_mut(p, n) };
         s.fill(7);
         assert_eq!(s[n - 1], 7);
+        assert!(blocks::stats().held >= before.held + n);
         // SAFETY: `p` came from `take` and is not used again.
         unsafe { blocks::give(p) };
-        // The same size again gets the kept block back.
+        // The same size again gets the pooled block back.
         let q = blocks::take(n);
         assert_eq!(q, p);
+        assert_eq!(blocks::stats().reused, before.reused + 1);
+        // Two blocks alive, then both freed: both are reused.
+        let q2 = blocks::take(n);
+        assert_ne!(q2, q);
+        unsafe {
+            blocks::give(q);
+            blocks::give(q2);
+        }
+        let (r1, r2) = (blocks::take(n), blocks::take(n));
+        let mut got = [r1 as usize, r2 as usize];
+        let mut want = [q as usize, q2 as usize];
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
         // A block far larger than needed is not reused.
-        unsafe { blocks::give(q) };
+        unsafe { blocks::give(r1) };
         let r = blocks::take(n / 4);
-        assert_ne!(r, q);
+        assert_ne!(r, r1);
         // SAFETY: `r` came from `take`; writing all of it stays in bounds.
         unsafe {
             std::slice::from_raw_parts_mut(r, n / 4).fill(1);
             blocks::give(r);
+            blocks::give(r2);
         }
+        assert!(blocks::stats().pooled <= blocks::POOL_MAX_BYTES);
         // Larger than the keep limit: unmapped, still usable before that.
         let big = blocks::take(blocks::KEEP_MAX_BYTES + 1);
         assert!(!big.is_null());
         unsafe { blocks::give(big) };
+
+        // A collection is due once the blocks held grew by the allowance
+        // since the last one, and not again right after it.
+        blocks::collected();
+        assert!(!blocks::collection_due());
+        let m = 64usize << 20;
+        let mut held = Vec::new();
+        while held.len() * m < blocks::COLLECT_AFTER_BYTES {
+            assert!(!blocks::collection_due());
+            held.push(blocks::take(m));
+        }
+        assert!(blocks::collection_due());
+        blocks::collected();
+        assert!(!blocks::collection_due());
+        // Blocks given back (by a collection R ran itself) lower what
+        // counts as live: the allowance starts from there.
+        for p in held.drain(..) {
+            unsafe { blocks::give(p) };
+        }
+        assert!(!blocks::collection_due());
+        while held.len() * m < blocks::COLLECT_AFTER_BYTES {
+            held.push(blocks::take(m));
+        }
+        assert!(blocks::collection_due());
+        for p in held {
+            unsafe { blocks::give(p) };
+        }
     }
 }

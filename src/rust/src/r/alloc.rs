@@ -34,6 +34,7 @@ struct RAllocator {
 #[allow(improper_ctypes)]
 extern "C" {
     fn Rf_allocVector3(t: SEXPTYPE, n: isize, allocator: *mut RAllocator) -> extendr_ffi::SEXP;
+    fn R_gc();
 }
 
 /// A block taken before R asks for it, so that a refusal falls back to
@@ -76,7 +77,17 @@ fn alloc_large(sexptype: SEXPTYPE, n: usize, elt_size: usize) -> Option<Robj> {
     // the data; 256 bytes is more than both.
     let len = bytes.checked_add(256)?;
     #[cfg(target_os = "linux")]
-    let ptr = crate::pages::blocks::take(len);
+    let ptr = {
+        // R does not count these blocks towards its heap: collect when
+        // they have grown enough since the last collection (pages.rs).
+        if crate::pages::blocks::collection_due() {
+            // SAFETY: nothing allocated here is unprotected yet; R may
+            // collect at any allocation anyway.
+            unsafe { R_gc() };
+            crate::pages::blocks::collected();
+        }
+        crate::pages::blocks::take(len)
+    };
     #[cfg(not(target_os = "linux"))]
     let ptr: *mut u8 = std::ptr::null_mut();
     if ptr.is_null() {
