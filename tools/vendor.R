@@ -48,19 +48,37 @@ needed <- unique(unlist(lapply(targets, function(t) {
 # The package's own crate is the first line of every tree.
 needed <- setdiff(needed, "zarr-0.1.0")
 
+# The features each built crate is compiled with (those of every target).
+metadata <- system2("cargo", c("metadata", "--format-version", "1", "--locked", "--offline",
+                               "--manifest-path", file.path(crate, "Cargo.toml")), stdout = TRUE)
+if (!is.null(attr(metadata, "status"))) stop("cargo metadata failed")
+nodes <- jsonlite::fromJSON(paste(metadata, collapse = "\n"), simplifyVector = FALSE)$resolve$nodes
+features_of <- function(name) {
+  node <- Filter(function(n) grepl(paste0("#", name, "@"), n$id, fixed = TRUE), nodes)
+  unique(unlist(lapply(node, `[[`, "features")))
+}
+
 # Licence and notice files are kept in every crate, stub or not.
 keep_always <- "^(Cargo\\.toml|LICEN[CS]E[^/]*|COPYING[^/]*|NOTICE[^/]*|AUTHORS[^/]*|COPYRIGHT[^/]*)$"
 
 # Inside crates that are built: files no build reads. Dependencies' tests,
-# benches and examples are never compiled; ring uses its pregenerated
-# objects (not the .asm sources, nor the Perl that generates them) and has
-# no Windows builds here but x86_64; libz-sys builds zlib-ng only with a feature this crate does not
-# enable.
+# benches, examples and binaries are never compiled; ring uses its
+# pregenerated objects (not the .asm sources, nor the Perl that generates
+# them) and has no Windows builds here but x86_64; libz-sys builds zlib-ng
+# only with a feature this crate does not enable; parquet's modules behind
+# features this crate does not enable are never read by rustc (a module
+# that cfg removes is not loaded).
+parquet_features <- features_of("parquet")
+if (!"snap" %in% parquet_features) stop("parquet's features not found in cargo metadata")
 drop_pattern <- function(name) {
   common <- "^(tests|benches|examples|test-data|testdata|fuzz)/"
   extra <- switch(name,
     ring = "^pregenerated/.*(-win32n\\.(asm|o)|-win64\\.S|-nasm\\.asm)$|^crypto/.*\\.pl$",
     `libz-sys` = "^src/zlib-ng/",
+    parquet = paste(c("^src/bin/",
+                      if (!"arrow" %in% parquet_features) "^src/arrow/",
+                      if (!"encryption" %in% parquet_features) "^src/encryption/"),
+                    collapse = "|"),
     NULL
   )
   paste(c(common, extra), collapse = "|")
