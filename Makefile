@@ -15,8 +15,13 @@ export R_LIBS := $(R_LIB)
 export R_LIBS_USER := $(R_LIB)
 export ZARR_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
 export ZARR_TEST_VENV ?= $(CURDIR)/.venv
+# The zarr-python interoperability tests install from PyPI: asked for here,
+# skipped by default (CRAN, offline installs).
+export ZARR_TEST_PYTHON := true
+VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+TARBALL := zarr_$(VERSION).tar.gz
 
-.PHONY: deps install demo test test-rust test-r lint check bench document clean
+.PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean
 
 deps:
 	@tools/install-deps.sh
@@ -55,10 +60,30 @@ check: deps
 	rm -rf zarr_*.tar.gz zarr.Rcheck
 	R CMD build . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual zarr_*.tar.gz
 
+# The source tarball as CRAN gets it: the dependency crates vendored into
+# src/rust/vendor.tar.xz (never committed), inst/AUTHORS from cargo
+# metadata, then R CMD build. Vignettes are built by an install that uses
+# the shared target folder (ZARR_CARGO_TARGET_DIR) and the registry, not
+# the archive, so that building costs no second full compile.
+tarball: deps
+	rm -f zarr_*.tar.gz
+	Rscript tools/vendor.R
+	Rscript tools/authors.R
+	R CMD build . 2>&1 | tail -n 4
+	rm -f $(CRATE)/vendor.tar.xz
+	@tar -tvzf $(TARBALL) zarr/src/rust/vendor.tar.xz | awk '{printf "vendor.tar.xz: %.2f MB\n", $$3 / 1e6}'
+	@ls -l $(TARBALL) | awk '{printf "$(TARBALL): %.2f MB\n", $$5 / 1e6}'
+
+# R CMD check --as-cran of that tarball as on a machine without network
+# (tools/check-cran.sh says how); fails on an ERROR or when ~/.cargo changed.
+check-cran: tarball
+	tools/check-cran.sh $(TARBALL)
+
 bench: install
 	bench/run.sh
 	Rscript bench/read_parallel.R
 	Rscript bench/http_read.R
 
 clean:
-	rm -rf $(CRATE)/target .rlib zarr.Rcheck zarr_*.tar.gz src/*.o src/*.so src/Makevars R/extendr-wrappers.R
+	rm -rf $(CRATE)/target .rlib zarr.Rcheck zarr_*.tar.gz src/*.o src/*.so src/Makevars R/extendr-wrappers.R \
+	  $(CRATE)/vendor $(CRATE)/vendor.tar.xz $(CRATE)/.cargo-home .check-cran

@@ -4,8 +4,8 @@
 #' owned by this package (never another package's pool). The thread count is
 #' taken, in order, from the option `zarr.num_threads`, the environment
 #' variable `ZARR_NUM_THREADS`, and otherwise the number of cores. When
-#' `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does), at most 2 threads
-#' are used.
+#' `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check --as-cran` does), at most 2
+#' threads are used, and never more than `OMP_THREAD_LIMIT` when that is set.
 #'
 #' A process forked after a read or write (`parallel::mclapply()`,
 #' `parallel::mcparallel()`) starts a pool of its own on its first read: the
@@ -19,15 +19,19 @@
 #' zarr_num_threads()
 #' options(old)
 zarr_num_threads <- function() {
-  # Both variables in one call: this runs before every read and write.
-  env <- Sys.getenv(c("ZARR_NUM_THREADS", "_R_CHECK_LIMIT_CORES_"), "", names = FALSE)
+  # The variables in one call: this runs before every read and write.
+  env <- Sys.getenv(c("ZARR_NUM_THREADS", "_R_CHECK_LIMIT_CORES_", "OMP_THREAD_LIMIT"), "",
+                    names = FALSE)
   n <- getOption("zarr.num_threads")
   if (is.null(n)) {
     n <- if (nzchar(env[[1L]])) suppressWarnings(as.integer(env[[1L]])) else NA_integer_
   }
   if (length(n) != 1L || is.na(n) || n < 1L) n <- detected_cores()
   n <- as.integer(n)
-  if (nzchar(env[[2L]])) n <- min(n, 2L)
+  # CRAN's checks set the first ("false" is its way to ask for no limit).
+  if (nzchar(env[[2L]]) && !identical(tolower(env[[2L]]), "false")) n <- min(n, 2L)
+  limit <- if (nzchar(env[[3L]])) suppressWarnings(as.integer(env[[3L]])) else NA_integer_
+  if (!is.na(limit) && limit >= 1L) n <- min(n, limit)
   n
 }
 

@@ -462,7 +462,7 @@ test_that("writing integers and logicals into float and integer arrays converts 
 })
 
 test_that("zarr_num_threads() follows the option, then the environment variable", {
-  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = NA, ZARR_NUM_THREADS = NA)
+  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = NA, ZARR_NUM_THREADS = NA, OMP_THREAD_LIMIT = NA)
   withr::local_options(zarr.num_threads = 3)
   expect_identical(zarr_num_threads(), 3L)
   withr::local_options(zarr.num_threads = NULL)
@@ -480,6 +480,18 @@ test_that("zarr_num_threads() is capped at 2 when _R_CHECK_LIMIT_CORES_ is set",
   withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = "TRUE")
   withr::local_options(zarr.num_threads = 8)
   expect_identical(zarr_num_threads(), 2L)
+  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = "false")
+  expect_identical(zarr_num_threads(), 8L)
+})
+
+test_that("zarr_num_threads() never exceeds OMP_THREAD_LIMIT", {
+  withr::local_envvar(`_R_CHECK_LIMIT_CORES_` = NA, OMP_THREAD_LIMIT = "3")
+  withr::local_options(zarr.num_threads = 8)
+  expect_identical(zarr_num_threads(), 3L)
+  withr::local_envvar(OMP_THREAD_LIMIT = "1")
+  expect_identical(zarr_num_threads(), 1L)
+  withr::local_envvar(OMP_THREAD_LIMIT = "none")
+  expect_identical(zarr_num_threads(), 8L)
 })
 
 test_that("reads and writes give identical results with 1 and 2 threads", {
