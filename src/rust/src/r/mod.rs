@@ -93,10 +93,14 @@ fn strings(v: Vec<String>) -> Robj {
 
 /// @noRd
 #[extendr]
-fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
+fn rz_store_local(root: &str, read_only: bool, create: bool, fsync: bool, atomic: bool) -> Robj {
+    let options = crate::store::fs::FsWriteOptions {
+        fsync,
+        atomic_new: atomic,
+    };
     guard(|| {
-        Ok(store_value(Arc::new(FsStore::open(
-            root, read_only, create,
+        Ok(store_value(Arc::new(FsStore::open_with(
+            root, read_only, create, options,
         )?)))
     })
 }
