@@ -174,8 +174,8 @@ zarr_store <- R6::R6Class("zarr_store",
 #' is written to a temporary file in the same folder and renamed into place,
 #' so a reader, or a process killed mid-write, never sees a partly written
 #' chunk. Temporary files are named `.tmp-zarr-<pid>-<n>`: listings skip
-#' them, and the next write or erase in their folder removes those of
-#' processes that no longer run.
+#' them, and a store's first write or erase in a folder removes those of
+#' processes that no longer run (left by a writer that was killed).
 #'
 #' `options(zarr.atomic_writes = FALSE)` (read when the store is created)
 #' writes new chunks in place instead, as this package did before: it saves
