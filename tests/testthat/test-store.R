@@ -413,7 +413,7 @@ test_that("a write through a node linked out of the store is zarr_error_invalid_
   expect_identical(open_zarr(outside)[["/a"]][], matrix(1:16, 4, 4))
 })
 
-test_that("new chunks are written atomically by default and in place with zarr.atomic_writes = FALSE, with or without fsync", {
+test_that("writes round-trip with zarr.atomic_writes and zarr.fsync on or off", {
   for (atomic in c(TRUE, FALSE)) for (fsync in c(TRUE, FALSE)) {
     withr::local_options(zarr.atomic_writes = atomic, zarr.fsync = fsync)
     path <- local_store_path()

@@ -17,6 +17,9 @@ use std::path::Path;
 use std::time::Instant;
 use zarr::store::{FsStore, Store};
 
+/// Writes `files` new files of one value into a folder.
+type WriteFiles = fn(&Path, usize, &[u8]);
+
 fn in_place(dir: &Path, files: usize, value: &[u8]) {
     for i in 0..files {
         let mut f = OpenOptions::new()
@@ -78,7 +81,7 @@ fn main() {
     let files: usize = args.get(2).map_or(2000, |s| s.parse().unwrap());
     let bytes: usize = args.get(3).map_or(10_000, |s| s.parse().unwrap());
     let value = vec![7u8; bytes];
-    let ways: [(&str, fn(&Path, usize, &[u8])); 3] = [
+    let ways: [(&str, WriteFiles); 3] = [
         ("in place", in_place),
         ("temp + rename", temp_rename),
         ("O_TMPFILE + linkat", tmpfile_linkat),

@@ -431,7 +431,7 @@ fn expand_gen(
     let mut made: u64 = 0;
     loop {
         made += 1;
-        if made % 1024 == 0 && started.elapsed().as_secs_f64() > max_seconds {
+        if made.is_multiple_of(1024) && started.elapsed().as_secs_f64() > max_seconds {
             return Err(ZarrError::Metadata(format!(
                 "gen entry {index}: expanding it took more than {max_seconds} seconds ({made} of {total} keys made)"
             )));
