@@ -175,8 +175,9 @@ zarr_codec_zstd <- R6::R6Class("zarr_codec_zstd",
 #' Zarr CRC32C codec
 #'
 #' Appends a CRC-32C checksum on encode, and checks and removes it on
-#' decode. A mismatch is a warning (class `zarr_warning`), or an error of
-#' class `zarr_error_checksum` with `options(zarr.strict_checksums = TRUE)`.
+#' decode. A mismatch is an error of class `zarr_error_checksum`, as in
+#' zarr-python; with `options(zarr.strict_checksums = FALSE)` it is a warning
+#' (class `zarr_warning`) and the data is returned as stored.
 #'
 #' @docType class
 #' @export

@@ -16,6 +16,16 @@
 #' Other protocols (`s3://`, `gs://`) raise `zarr_error_unsupported` naming
 #' the URL. [open_zarr()] opens a reference set directly.
 #'
+#' A reference set may be someone else's file, and it can name any local
+#' file as a target. `local_root` (default: the option
+#' `zarr.reference_local_root`) confines local targets to one folder: a
+#' reference to a file outside it (after resolving links) fails to read
+#' with an error of class `zarr_error_invalid_key`. The keys a JSON set
+#' may expand to are bounded by the option `zarr.reference_max_keys`
+#' (default 1e7, about a gigabyte of references), and the expansion of its
+#' `templates` and `gen` by a minute: beyond either, opening is an error of
+#' class `zarr_error_metadata`.
+#'
 #' @docType class
 #' @export
 #' @examples
@@ -36,11 +46,19 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
     #' @description Open a reference set.
     #' @param location A JSON reference file or a folder of Parquet
     #'   references: a path, a `file://` URL or an `http(s)://` URL (JSON).
-    initialize = function(location) {
+    #' @param local_root `NULL` (any local target may be read), or the
+    #'   folder local targets must lie in.
+    initialize = function(location, local_root = getOption("zarr.reference_local_root")) {
       check_string(location, "location")
+      if (!is.null(local_root)) check_string(local_root, "local_root")
+      max_keys <- getOption("zarr.reference_max_keys", 1e7)
+      if (!is.numeric(max_keys) || length(max_keys) != 1L || is.na(max_keys) || max_keys < 0) {
+        zarr_abort("argument", "option `zarr.reference_max_keys` must be a single non-negative number")
+      }
       super$initialize(read_only = TRUE)
-      private$handle <- with_context(zarr_call(rz_store_reference(enc2utf8(path.expand(location)))),
-                                     sprintf("reference set '%s'", location))
+      root <- if (is.null(local_root)) "" else enc2utf8(path.expand(local_root))
+      handle <- rz_store_reference(enc2utf8(path.expand(location)), root, as.double(max_keys))
+      private$handle <- with_context(zarr_call(handle), sprintf("reference set '%s'", location))
       private$.location <- location
     }
   ),

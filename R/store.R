@@ -174,9 +174,35 @@ zarr_store <- R6::R6Class("zarr_store",
 #' Zarr store on the local file system
 #'
 #' Keys map to files below a root folder following the Zarr file system
-#' store specification. Chunks are written to a temporary file in the same
-#' folder and renamed over the old one, so a reader (or a crash) never sees
-#' a partly written chunk.
+#' store specification. Every value (a new chunk as well as a replaced one)
+#' is written to a temporary file in the same folder and renamed into place,
+#' so a reader, or a process killed mid-write, never sees a partly written
+#' chunk. Temporary files are named `.tmp-zarr-<pid>-<n>`: listings skip
+#' them, and a store's first write or erase in a folder removes those of
+#' processes that no longer run (left by a writer that was killed).
+#'
+#' `options(zarr.atomic_writes = FALSE)` (read when the store is created)
+#' writes new chunks in place instead, as this package did before: it saves
+#' a rename per new chunk (about 20 microseconds on a RAM disk, a third of
+#' the time to write a new array of 10 KB chunks there; little against a
+#' disk), but a process killed mid-write may then leave a short or empty
+#' chunk that fails every read until it is written again. Existing chunks
+#' are always replaced by a rename.
+#'
+#' With `options(zarr.fsync = TRUE)` (read when the store is created; off
+#' by default, as in zarr-python) each value and the folder entry of its
+#' rename are flushed to the disk before a write returns, so a power loss
+#' keeps them; this costs a disk flush per chunk.
+#'
+#' Only regular files are values: reading a key that is a FIFO, a device or
+#' a socket is an error of class `zarr_error_io` (it is never opened in a
+#' way that could block). A folder is a prefix, not a key.
+#'
+#' Symbolic links: reads follow them, inside the store and out of it (a key
+#' may be a link to a file elsewhere). Writes and erases never act through
+#' a link that leads out of the root folder: they fail with an error of
+#' class `zarr_error_invalid_key`. A write to a key that is itself a link
+#' replaces the link, not the file it points to.
 #'
 #' Unlike the manual this package follows, opening a store never creates a
 #' folder by accident: `zarr_localstore$new()` creates the root folder only
@@ -210,7 +236,11 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
       super$initialize(read_only)
       root <- path.expand(root)
       check_store_folder(sub("^file://", "", root))
-      private$handle <- zarr_call(rz_store_local(enc2utf8(root), read_only, create))
+      private$handle <- zarr_call(rz_store_local(
+        enc2utf8(root), read_only, create,
+        fsync = isTRUE(getOption("zarr.fsync", FALSE)),
+        atomic = !isFALSE(getOption("zarr.atomic_writes", TRUE))
+      ))
       private$.root <- normalizePath(sub("^file://", "", root), winslash = "/", mustWork = FALSE)
     }
   ),

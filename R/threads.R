@@ -35,9 +35,10 @@ zarr_num_threads <- function() {
   n
 }
 
-# Whether a crc32c mismatch is an error (TRUE) or a warning (FALSE, default).
+# Whether a crc32c or zstd checksum mismatch is an error (TRUE, default, as
+# in zarr-python) or a warning that returns the data as stored (FALSE).
 zarr_strict_checksums <- function() {
-  isTRUE(getOption("zarr.strict_checksums", FALSE))
+  !isFALSE(getOption("zarr.strict_checksums", TRUE))
 }
 
 # Whether 64-bit integers read as bit64::integer64.

@@ -196,7 +196,7 @@ test_that("absolute keys cannot escape the root of a local store", {
   expect_false(file.exists(target))
 })
 
-test_that("a bad crc32c is a zarr_warning by default and the data is still returned", {
+test_that("a bad crc32c is a zarr_warning with options(zarr.strict_checksums = FALSE) and the data is still returned", {
   def <- define_array("int32", c(10, 4))
   def$add_codec("crc32c", NULL)
   x <- local_int_array(def)
@@ -204,22 +204,40 @@ test_that("a bad crc32c is a zarr_warning by default and the data is still retur
   n <- length(b)
   b[n] <- xor(b[n], as.raw(0xff)) # damage the stored checksum only
   writeBin(b, x$chunk)
-  withr::local_options(zarr.strict_checksums = NULL)
+  withr::local_options(zarr.strict_checksums = FALSE)
   expect_warning(out <- x$arr$read(), class = "zarr_warning", regexp = "a/c/0/0", fixed = TRUE)
   expect_identical(out, matrix(1:40, 10, 4))
   expect_warning(x$arr$read(), regexp = "crc32c")
 })
 
-test_that("a bad crc32c is zarr_error_checksum with options(zarr.strict_checksums = TRUE)", {
+test_that("a bad crc32c is zarr_error_checksum by default, as in zarr-python", {
   def <- define_array("int32", c(10, 4))
   def$add_codec("crc32c", NULL)
   x <- local_int_array(def)
   b <- read_raw_file(x$chunk)
   b[1] <- xor(b[1], as.raw(0x01)) # damage the payload
   writeBin(b, x$chunk)
-  withr::local_options(zarr.strict_checksums = TRUE)
+  withr::local_options(zarr.strict_checksums = NULL)
   expect_error(x$arr$read(), class = "zarr_error_checksum", regexp = "a/c/0/0", fixed = TRUE)
   expect_error(x$arr$read(), class = "zarr_error_checksum", regexp = "/a", fixed = TRUE)
+  withr::local_options(zarr.strict_checksums = TRUE)
+  expect_error(x$arr$read(), class = "zarr_error_checksum", regexp = "a/c/0/0", fixed = TRUE)
+})
+
+test_that("a bad zstd content checksum is zarr_error_checksum by default and a warning on request", {
+  def <- define_array("int32", c(10, 4))
+  def$remove_codec("zstd")
+  def$add_codec("zstd", list(level = 1L, checksum = TRUE))
+  x <- local_int_array(def)
+  b <- read_raw_file(x$chunk)
+  n <- length(b)
+  b[n] <- xor(b[n], as.raw(0xff)) # the frame's checksum is its last 4 bytes
+  writeBin(b, x$chunk)
+  withr::local_options(zarr.strict_checksums = NULL)
+  expect_error(x$arr$read(), class = "zarr_error_checksum", regexp = "a/c/0/0", fixed = TRUE)
+  withr::local_options(zarr.strict_checksums = FALSE)
+  expect_warning(out <- x$arr$read(), class = "zarr_warning")
+  expect_identical(out, matrix(1:40, 10, 4))
 })
 
 test_that("a flipped data byte under crc32c without compression warns and returns the changed value", {

@@ -512,3 +512,33 @@ test_that("reference stores are read-only", {
   expect_error(s$erase("k"), class = "zarr_error_read_only")
   expect_identical(s$get("k"), charToRaw("data"))
 })
+
+test_that("a 400-byte reference set whose gen expands to 1e8 keys is zarr_error_metadata, not an abort", {
+  refs <- withr::local_tempfile(fileext = ".json")
+  writeLines('{"version": 1, "refs": {".zgroup": "{\\"zarr_format\\": 2}"},
+    "gen": [{"key": "a/{{i}}", "url": "data.bin", "offset": "{{i * 4}}", "length": "4",
+             "dimensions": {"i": {"stop": 100000000}}}]}', refs)
+  expect_lt(file.size(refs), 400)
+  expect_error(open_zarr(refs), class = "zarr_error_metadata", regexp = "100000000 values")
+  withr::local_options(zarr.reference_max_keys = 10)
+  writeLines('{"version": 1, "gen": [{"key": "k{{i}}", "url": "u", "dimensions": {"i": {"stop": 11}}}]}', refs)
+  expect_error(zarr_refstore$new(refs), class = "zarr_error_metadata", regexp = "more than the 10 keys")
+  writeLines('{"version": 1, "gen": [{"key": "k{{i}}", "url": "u", "dimensions": {"i": {"stop": 10}}}]}', refs)
+  expect_length(zarr_refstore$new(refs)$list(), 10L)
+})
+
+test_that("local_root confines local targets: a reference outside it is zarr_error_invalid_key", {
+  dir <- withr::local_tempdir()
+  dir.create(file.path(dir, "data"))
+  writeBin(as.raw(1:4), file.path(dir, "data", "inside.bin"))
+  writeBin(as.raw(5:8), file.path(dir, "secret.bin"))
+  refs <- file.path(dir, "data", "refs.json")
+  writeLines('{"version": 1, "refs": {"in": ["inside.bin"], "out": ["../secret.bin"]}}', refs)
+  open <- zarr_refstore$new(refs)
+  expect_identical(open$get("out"), as.raw(5:8)) # documented: any local file by default
+  confined <- zarr_refstore$new(refs, local_root = file.path(dir, "data"))
+  expect_identical(confined$get("in"), as.raw(1:4))
+  expect_error(confined$get("out"), class = "zarr_error_invalid_key", regexp = "confined")
+  withr::local_options(zarr.reference_local_root = file.path(dir, "data"))
+  expect_error(zarr_refstore$new(refs)$get("out"), class = "zarr_error_invalid_key", regexp = "'out'")
+})

@@ -420,3 +420,41 @@ test_that("add_array() fills in a missing chunk_key_encoding with the store's se
   d$write(1:4)
   expect_true(z$store$exists("d/c.0"))
 })
+
+test_that("a FIFO in place of a chunk is zarr_error_io naming the key, and the read does not hang", {
+  skip_on_os("windows")
+  path <- local_store_path()
+  arr <- create_zarr(path)$add_array("/", "a", define_array("int32", c(4, 4)))
+  arr[] <- matrix(1:16, 4, 4)
+  chunk <- file.path(path, "a", "c", "0", "0")
+  unlink(chunk)
+  skip_if(system2("mkfifo", chunk) != 0L, "mkfifo is not available")
+  expect_error(open_zarr(path)[["/a"]][], class = "zarr_error_io", regexp = "a/c/0/0", fixed = TRUE)
+  expect_error(open_zarr(path)[["/a"]][], regexp = "not a regular file", fixed = TRUE)
+})
+
+test_that("a write through a node linked out of the store is zarr_error_invalid_key and changes nothing outside", {
+  skip_on_os("windows")
+  outside <- local_store_path()
+  arr <- create_zarr(outside)$add_array("/", "a", define_array("int32", c(4, 4)))
+  arr[] <- matrix(1:16, 4, 4)
+  path <- local_store_path()
+  create_zarr(path)
+  file.symlink(file.path(outside, "a"), file.path(path, "a"))
+  linked <- open_zarr(path)[["/a"]]
+  expect_identical(linked[], matrix(1:16, 4, 4)) # reads follow links
+  expect_error(linked[1, 1] <- 99L, class = "zarr_error_invalid_key", regexp = "symbolic link")
+  expect_identical(open_zarr(outside)[["/a"]][], matrix(1:16, 4, 4))
+})
+
+test_that("writes round-trip with zarr.atomic_writes and zarr.fsync on or off", {
+  for (atomic in c(TRUE, FALSE)) for (fsync in c(TRUE, FALSE)) {
+    withr::local_options(zarr.atomic_writes = atomic, zarr.fsync = fsync)
+    path <- local_store_path()
+    arr <- create_zarr(path)$add_array("/", "a", define_array("int32", c(4, 4)))
+    arr[] <- matrix(1:16, 4, 4)
+    arr[1, ] <- 0L
+    expect_identical(open_zarr(path)[["/a"]][], rbind(0L, matrix(1:16, 4, 4)[-1, ]))
+    expect_identical(list.files(path, all.files = TRUE, recursive = TRUE, pattern = "tmp"), character(0))
+  }
+})

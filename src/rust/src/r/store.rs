@@ -4,10 +4,14 @@ use super::*;
 
 /// @noRd
 #[extendr]
-fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
+fn rz_store_local(root: &str, read_only: bool, create: bool, fsync: bool, atomic: bool) -> Robj {
+    let options = crate::store::fs::FsWriteOptions {
+        fsync,
+        atomic_new: atomic,
+    };
     guard(|| {
-        Ok(store_value(Arc::new(FsStore::open(
-            root, read_only, create,
+        Ok(store_value(Arc::new(FsStore::open_with(
+            root, read_only, create, options,
         )?)))
     })
 }
@@ -16,10 +20,15 @@ fn rz_store_local(root: &str, read_only: bool, create: bool) -> Robj {
 /// folder of Parquet references.
 /// @noRd
 #[extendr]
-fn rz_store_reference(location: &str) -> Robj {
+fn rz_store_reference(location: &str, local_root: &str, max_keys: f64) -> Robj {
+    let limits = crate::store::reference::RefLimits {
+        max_keys: max_keys as u64,
+        local_root: (!local_root.is_empty()).then(|| local_root.into()),
+        ..Default::default()
+    };
     guard(|| {
-        Ok(store_value(Arc::new(crate::store::RefStore::open(
-            location,
+        Ok(store_value(Arc::new(crate::store::RefStore::open_with(
+            location, limits,
         )?)))
     })
 }

@@ -4,25 +4,61 @@
 //! content of that file.
 
 use super::*;
-use std::fs::{self, File, OpenOptions};
+use std::collections::HashSet;
+use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Names of files that `set` writes before renaming them into place. The
 /// leading "." keeps them out of the way of tools; listings skip them so a
 /// reader never sees a half-written value as a key. It is not a plain "."
-/// because Zarr v2 keys (".zarray", ".zattrs") start with one.
+/// because Zarr v2 keys (".zarray", ".zattrs") start with one. The name
+/// goes on with the writer's pid, so a later writer can tell the leftovers
+/// of a killed process from the files of a live one.
 const TEMP_PREFIX: &str = ".tmp-zarr-";
 
 /// Process-wide, so pid + counter names a temporary file uniquely on the
 /// machine whichever thread writes.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// How the file store writes values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FsWriteOptions {
+    /// Flush each value (and the rename in its folder) to the disk before
+    /// `set` returns: a power loss then keeps it. Off by default, as in
+    /// zarr-python: it costs a disk flush per chunk, and the rename alone
+    /// already keeps a killed process from leaving a torn value.
+    pub fsync: bool,
+    /// Write new values through a temporary file and a rename, as existing
+    /// ones always are. Turned off, a new value is written in place (its
+    /// file created exclusively): faster for many small chunks on a fast
+    /// file system, but a writer killed mid-write leaves a short or empty
+    /// chunk that fails every read until it is written again.
+    pub atomic_new: bool,
+}
+
+impl Default for FsWriteOptions {
+    fn default() -> Self {
+        FsWriteOptions {
+            fsync: false,
+            atomic_new: true,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct FsStore {
     root: PathBuf,
+    /// The root with every link resolved: a folder written to must lie
+    /// below it.
+    real_root: PathBuf,
     read_only: bool,
+    options: FsWriteOptions,
+    /// Folders this store has written to: each is checked once to lie
+    /// inside the root and cleared of the temporary files of dead writers.
+    prepared: Mutex<HashSet<PathBuf>>,
 }
 
 impl FsStore {
@@ -30,6 +66,16 @@ impl FsStore {
     /// makes the folder if missing, otherwise a missing folder is a NotFound
     /// error.
     pub fn open(root: &str, read_only: bool, create: bool) -> Result<FsStore> {
+        Self::open_with(root, read_only, create, FsWriteOptions::default())
+    }
+
+    /// `open` with write options.
+    pub fn open_with(
+        root: &str,
+        read_only: bool,
+        create: bool,
+        options: FsWriteOptions,
+    ) -> Result<FsStore> {
         let given = root_path(root)?;
         // Absolute, so a later change of R's working directory (setwd) does
         // not move the store.
@@ -74,7 +120,19 @@ impl FsStore {
                 )))
             }
         }
-        Ok(FsStore { root, read_only })
+        let real_root = fs::canonicalize(&root).map_err(|e| {
+            ZarrError::Io(format!(
+                "cannot resolve store root '{}': {e}",
+                root.display()
+            ))
+        })?;
+        Ok(FsStore {
+            root,
+            real_root,
+            read_only,
+            options,
+            prepared: Mutex::new(HashSet::new()),
+        })
     }
 
     /// The absolute root folder.
@@ -153,17 +211,16 @@ impl FsStore {
         Ok(buf)
     }
 
-    /// Write a value. A key that has no file yet is written in place: the
-    /// file is created exclusively, so no other writer shares it, and
-    /// removed again if writing fails. An existing value is replaced by
-    /// writing a temporary file beside it and renaming that over it, so it
-    /// is never lost to a failed or concurrent write. A reader racing a
-    /// first write may see a short file, which reads as a corrupt chunk
-    /// rather than a wrong value (zarr-python and zarrs write every value
-    /// in place); creating each new file twice over (create, rename) made
-    /// writing a new array a third slower.
+    /// Write a value: to a temporary file beside `path`, then renamed over
+    /// it, for new keys as for existing ones. Readers and other writers see
+    /// the old value or the new one, and a process killed mid-write leaves
+    /// at most a temporary file, never a short or empty value.
     fn write_value(&self, key: &str, path: &Path, parts: &[&[u8]]) -> Result<()> {
         let dir = path.parent().unwrap_or(&self.root);
+        self.prepare_dir(key, dir)?;
+        if self.options.atomic_new {
+            return self.write_atomic(key, path, parts);
+        }
         let mut attempts = 0;
         let mut file = loop {
             match OpenOptions::new().write(true).create_new(true).open(path) {
@@ -179,7 +236,10 @@ impl FsStore {
                 Err(e) => return Err(self.io_error("write", key, path, e)),
             }
         };
-        let written = write_parts(&mut file, parts);
+        let mut written = write_parts(&mut file, parts);
+        if self.options.fsync {
+            written = written.and_then(|_| file.sync_all());
+        }
         if let Err(e) = written {
             // Only our own file: a concurrent writer may have renamed a
             // whole value over it meanwhile.
@@ -192,6 +252,46 @@ impl FsStore {
             return Err(self.io_error("write", key, path, e));
         }
         Ok(())
+    }
+
+    /// Before the first write into `dir`: refuse a folder that a symbolic
+    /// link leads out of the root (a write there would change files of
+    /// another store or anything else the user can write), and remove the
+    /// temporary files that killed writers left there.
+    fn prepare_dir(&self, key: &str, dir: &Path) -> Result<()> {
+        let mut prepared = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
+        if prepared.contains(dir) {
+            return Ok(());
+        }
+        self.check_inside_root(key, dir)?;
+        remove_stale_temp_files(dir);
+        prepared.insert(dir.to_path_buf());
+        Ok(())
+    }
+
+    /// The nearest existing folder at or above `dir` must resolve to a
+    /// folder below the root; the folders still to create will be below it.
+    fn check_inside_root(&self, key: &str, dir: &Path) -> Result<()> {
+        let mut existing = dir;
+        let real = loop {
+            match fs::canonicalize(existing) {
+                Ok(real) => break real,
+                Err(e) if is_missing(&e) && existing != self.root => match existing.parent() {
+                    Some(parent) => existing = parent,
+                    None => return Ok(()),
+                },
+                Err(e) => return Err(self.io_error("write", key, existing, e)),
+            }
+        };
+        if real.starts_with(&self.real_root) {
+            return Ok(());
+        }
+        Err(ZarrError::InvalidKey(format!(
+            "cannot write '{key}': '{}' is a symbolic link that leads out of the store root '{}' (to '{}'); writes never follow links out of the store",
+            existing.display(),
+            self.root.display(),
+            real.display()
+        )))
     }
 
     /// Write `value` to a temporary file beside `path`, then rename it over
@@ -217,15 +317,19 @@ impl FsStore {
                 Err(e) => return Err(self.io_error("write", key, &tmp, e)),
             }
         };
-        // No fsync: it would cost every chunk write a disk flush, and the
-        // rename already guarantees readers never see a torn value.
-        let written = write_parts(&mut file, parts);
+        let mut written = write_parts(&mut file, parts);
+        if self.options.fsync {
+            written = written.and_then(|_| file.sync_all());
+        }
         // Closed before the rename or removal, which Windows needs.
         drop(file);
         let written = written.and_then(|_| rename_replacing(&tmp, path));
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
             return Err(self.io_error("write", key, path, e));
+        }
+        if self.options.fsync {
+            sync_dir(dir).map_err(|e| self.io_error("flush the folder of", key, dir, e))?;
         }
         Ok(())
     }
@@ -473,6 +577,109 @@ fn same_file(_: &File, _: &Path) -> bool {
     true
 }
 
+/// Remove the temporary files in `dir` whose writer is gone: a process
+/// killed between creating one and renaming it. Files of live processes
+/// (this one included) are theirs to rename.
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !process_alive(pid) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process `pid` runs on this machine (signal 0 only checks).
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 sends nothing; it only reports whether
+    // the process exists (EPERM: it exists but belongs to another user).
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Without a cheap check, every other writer counts as alive: its files
+/// are left alone.
+#[cfg(not(unix))]
+fn process_alive(_: u32) -> bool {
+    true
+}
+
+/// Flush a folder's entries (a rename into it) to the disk.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Windows has no handle on a folder to flush; the rename is journaled.
+#[cfg(not(unix))]
+fn sync_dir(_: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Open a value's file for reading, if it is a regular file. A FIFO or a
+/// device is an error, never opened by a blocking call (opening a FIFO
+/// waits for a writer; reading a device may never end): its type is
+/// checked before opening, and the open does not block in case the file
+/// was swapped for one meanwhile. A folder, or no file, is `None`: it is a
+/// prefix, not a key.
+fn open_regular(key: &str, path: &Path) -> Result<Option<(File, Metadata)>> {
+    let io_err =
+        |e: io::Error| ZarrError::Io(format!("cannot read '{key}' ({}): {e}", path.display()));
+    match fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Ok(None),
+        Ok(m) if !m.is_file() => return Err(not_regular(key, path)),
+        Ok(_) => {}
+        Err(e) if is_missing(&e) => return Ok(None),
+        Err(e) => return Err(io_err(e)),
+    }
+    let mut opts = OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if is_missing(&e) => return Ok(None),
+        // Windows cannot open a folder as a file.
+        Err(_) if path.is_dir() => return Ok(None),
+        Err(e) => return Err(io_err(e)),
+    };
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        return Err(not_regular(key, path));
+    }
+    // O_NONBLOCK has no effect on reads of a regular file (Linux, macOS),
+    // so the flag can stay.
+    Ok(Some((file, meta)))
+}
+
+fn not_regular(key: &str, path: &Path) -> ZarrError {
+    ZarrError::Io(format!(
+        "cannot read '{key}' ({}): not a regular file (a FIFO, device or socket); only regular files are values",
+        path.display()
+    ))
+}
+
 fn is_missing(e: &io::Error) -> bool {
     matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
 }
@@ -502,19 +709,9 @@ impl Store for FsStore {
     fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
         validate_key(key)?;
         let path = self.key_path(key)?;
-        let file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if is_missing(&e) => return Ok(None),
-            // Windows cannot open a folder as a file; a folder is no key.
-            Err(_) if path.is_dir() => return Ok(None),
-            Err(e) => return Err(self.io_error("read", key, &path, e)),
-        };
-        let meta = file
-            .metadata()
-            .map_err(|e| self.io_error("read", key, &path, e))?;
-        if !meta.is_file() {
+        let Some((file, meta)) = open_regular(key, &path)? else {
             return Ok(None);
-        }
+        };
         self.read_range(key, &path, file, meta.len(), range)
             .map(Some)
     }
@@ -530,16 +727,12 @@ impl Store for FsStore {
     fn get_direct(&self, key: &str, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
         validate_key(key)?;
         let path = self.key_path(key)?;
-        let mut file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if is_missing(&e) => return Ok(Direct::Missing),
-            // A folder, or anything else unusual: `get` decides.
-            Err(_) => return Ok(Direct::NotDone),
+        let Some((mut file, meta)) = open_regular(key, &path)? else {
+            return Ok(Direct::Missing);
         };
         let total: usize = bufs.iter().map(|b| b.len()).sum();
-        match file.metadata() {
-            Ok(m) if m.is_file() && m.len() == total as u64 => {}
-            _ => return Ok(Direct::NotDone),
+        if meta.len() != total as u64 {
+            return Ok(Direct::NotDone);
         }
         let mut rest = bufs;
         while !rest.is_empty() {
@@ -567,6 +760,7 @@ impl Store for FsStore {
         validate_key(key)?;
         let path = self.key_path(key)?;
         self.check_writable("erase", key)?;
+        self.prepare_dir(key, path.parent().unwrap_or(&self.root))?;
         match fs::remove_file(&path) {
             Ok(()) => {
                 self.remove_empty_parents(&path);
@@ -594,6 +788,14 @@ impl Store for FsStore {
                 _ => Ok(()),
             }
         };
+        // Not through a link out of the root: that would erase another
+        // store's files.
+        let folder = if name.is_empty() && dir != self.root {
+            dir.parent().unwrap_or(&self.root)
+        } else {
+            dir.as_path()
+        };
+        self.check_inside_root(prefix, folder)?;
         if name.is_empty() && dir != self.root {
             // "a/b/": the whole folder goes (a file "a/b" is not below it).
             return match fs::symlink_metadata(&dir) {

@@ -254,6 +254,8 @@ pub(crate) fn fetch_concurrently<T: Send>(
 }
 
 #[cfg(test)]
+mod fs_tests;
+#[cfg(test)]
 pub(crate) mod test_server;
 #[cfg(test)]
 pub mod tests;

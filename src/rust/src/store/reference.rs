@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod json;
+#[cfg(test)]
+mod limits_tests;
 mod parquet;
 #[cfg(test)]
 mod tests;
@@ -58,6 +60,8 @@ enum TargetKind {
     Http(String),
     /// A URL this store cannot read; the message says why.
     Unsupported(String),
+    /// A local file outside the folder targets are confined to.
+    Refused(String),
 }
 
 /// Where relative target paths start: the folder (or URL folder) of the
@@ -118,28 +122,75 @@ impl Base {
     }
 }
 
+/// What a reference set from an untrusted source may make this store do.
+/// A small file can ask for a great deal: `gen` multiplies keys, and a
+/// target may be any local file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefLimits {
+    /// The most keys a JSON set may hold once `gen` is expanded.
+    pub max_keys: u64,
+    /// The longest the expansion of `templates` and `gen` may take.
+    pub max_seconds: f64,
+    /// When set, local targets must lie in this folder (links resolved);
+    /// others fail to read with `InvalidKey`. None: any local file.
+    pub local_root: Option<PathBuf>,
+}
+
+impl Default for RefLimits {
+    fn default() -> Self {
+        RefLimits {
+            // About a gigabyte of references in memory.
+            max_keys: 10_000_000,
+            max_seconds: 60.0,
+            local_root: None,
+        }
+    }
+}
+
 /// The targets of a reference set, one `Target` per distinct URL.
 #[derive(Debug)]
 pub(crate) struct Targets {
     base: Base,
     map: HashMap<String, Arc<Target>>,
     any_http: bool,
+    pub(crate) limits: RefLimits,
+    /// `limits.local_root` with its links resolved.
+    real_local_root: Option<PathBuf>,
 }
 
 impl Targets {
-    fn new(base: Base) -> Targets {
-        Targets {
+    fn new(base: Base, limits: RefLimits) -> Result<Targets> {
+        let real_local_root = match &limits.local_root {
+            None => None,
+            Some(root) => Some(std::fs::canonicalize(root).map_err(|e| {
+                ZarrError::Io(format!(
+                    "cannot resolve the folder local targets are confined to, '{}': {e}",
+                    root.display()
+                ))
+            })?),
+        };
+        Ok(Targets {
             base,
             map: HashMap::new(),
             any_http: false,
-        }
+            limits,
+            real_local_root,
+        })
     }
 
     pub(crate) fn get(&mut self, url: &str) -> Arc<Target> {
         if let Some(t) = self.map.get(url) {
             return Arc::clone(t);
         }
-        let kind = resolve_target(url, &self.base);
+        let mut kind = resolve_target(url, &self.base);
+        if let (TargetKind::Local(path), Some(root)) = (&kind, &self.real_local_root) {
+            if !inside_folder(path, root) {
+                kind = TargetKind::Refused(format!(
+                    "its target '{url}' is outside '{}', the folder local targets are confined to",
+                    root.display()
+                ));
+            }
+        }
         if matches!(kind, TargetKind::Http(_)) {
             self.any_http = true;
         }
@@ -150,6 +201,28 @@ impl Targets {
         self.map.insert(url.to_string(), Arc::clone(&t));
         t
     }
+}
+
+/// Whether `path` lies in `root` (already resolved): its links resolved
+/// when it exists, else its "." and ".." segments.
+fn inside_folder(path: &Path, root: &Path) -> bool {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real.starts_with(root);
+    }
+    let Ok(abs) = std::path::absolute(path) else {
+        return false;
+    };
+    let mut clean = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    clean.starts_with(root)
 }
 
 /// The scheme of `s` if it is a URL "scheme://...": at least two
@@ -369,7 +442,12 @@ impl RefStore {
     /// `base` is where relative target paths start: the folder of the
     /// reference file, the file itself, or its URL.
     pub fn from_json(bytes: &[u8], base: &str) -> Result<RefStore> {
-        let mut targets = Targets::new(Base::new(base)?);
+        Self::from_json_with(bytes, base, RefLimits::default())
+    }
+
+    /// `from_json` within `limits`.
+    pub fn from_json_with(bytes: &[u8], base: &str, limits: RefLimits) -> Result<RefStore> {
+        let mut targets = Targets::new(Base::new(base)?, limits)?;
         let refs = json::parse(bytes, &mut targets)?;
         Ok(RefStore {
             refs,
@@ -383,7 +461,12 @@ impl RefStore {
     /// `file://` URL) holding `.zmetadata` and `<array>/refs.N.parq` files.
     /// Relative target paths start at the folder that holds it.
     pub fn from_parquet_dir(path: &str) -> Result<RefStore> {
-        let (lazy, refs) = parquet::LazyRefs::open(path)?;
+        Self::from_parquet_dir_with(path, RefLimits::default())
+    }
+
+    /// `from_parquet_dir` within `limits`.
+    pub fn from_parquet_dir_with(path: &str, limits: RefLimits) -> Result<RefStore> {
+        let (lazy, refs) = parquet::LazyRefs::open(path, limits)?;
         Ok(RefStore {
             refs,
             any_http: AtomicBool::new(false),
@@ -396,6 +479,11 @@ impl RefStore {
     /// JSON reference file (possibly gzip or zstd compressed) given as a
     /// path, `file://` URL or http(s) URL.
     pub fn open(location: &str) -> Result<RefStore> {
+        Self::open_with(location, RefLimits::default())
+    }
+
+    /// `open` within `limits`.
+    pub fn open_with(location: &str, limits: RefLimits) -> Result<RefStore> {
         let scheme = url_scheme(location).map(|s| s.to_ascii_lowercase());
         match scheme.as_deref() {
             Some("http") | Some("https") => {
@@ -404,7 +492,8 @@ impl RefStore {
                 let bytes = store.get(&key, ByteRange::All)?.ok_or_else(|| {
                     ZarrError::NotFound(format!("reference file {location} does not exist"))
                 })?;
-                let store = RefStore::from_json(&decompress(location, bytes)?, location)?;
+                let store =
+                    RefStore::from_json_with(&decompress(location, bytes)?, location, limits)?;
                 // Keep the connection to the server for the targets.
                 *store.http.stores.lock().unwrap_or_else(|e| e.into_inner()) =
                     pool.stores.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -419,7 +508,7 @@ impl RefStore {
                     },
                 };
                 if path.is_dir() {
-                    return RefStore::from_parquet_dir(&path.to_string_lossy());
+                    return RefStore::from_parquet_dir_with(&path.to_string_lossy(), limits);
                 }
                 let bytes = std::fs::read(&path).map_err(|e| {
                     if e.kind() == ErrorKind::NotFound {
@@ -435,7 +524,11 @@ impl RefStore {
                     }
                 })?;
                 let base = path.parent().unwrap_or(Path::new(""));
-                RefStore::from_json(&decompress(location, bytes)?, &base.to_string_lossy())
+                RefStore::from_json_with(
+                    &decompress(location, bytes)?,
+                    &base.to_string_lossy(),
+                    limits,
+                )
             }
             Some(_) => Err(ZarrError::Unsupported(format!(
                 "protocol not supported yet: {location}"
@@ -513,6 +606,9 @@ impl RefStore {
             }
             TargetKind::Unsupported(why) => {
                 Err(ZarrError::Unsupported(format!("reference '{key}': {why}")))
+            }
+            TargetKind::Refused(why) => {
+                Err(ZarrError::InvalidKey(format!("reference '{key}': {why}")))
             }
         }
     }
@@ -847,6 +943,9 @@ impl Store for RefStore {
             }
             TargetKind::Unsupported(why) => {
                 Err(ZarrError::Unsupported(format!("reference '{key}': {why}")))
+            }
+            TargetKind::Refused(why) => {
+                Err(ZarrError::InvalidKey(format!("reference '{key}': {why}")))
             }
         }
     }

@@ -33,13 +33,13 @@ pub const BAD_PREFIXES: &[&str] = &[
     "/", "//", "/a/", "../", "a/../", "..", "./", "a//", "a\\b/", "a\0/",
 ];
 
-fn get(store: &dyn Store, key: &str) -> Option<Vec<u8>> {
+pub(crate) fn get(store: &dyn Store, key: &str) -> Option<Vec<u8>> {
     store
         .get(key, ByteRange::All)
         .unwrap_or_else(|e| panic!("get '{key}': {e}"))
 }
 
-fn set(store: &dyn Store, key: &str, value: &[u8]) {
+pub(crate) fn set(store: &dyn Store, key: &str, value: &[u8]) {
     store
         .set(key, value)
         .unwrap_or_else(|e| panic!("set '{key}': {e}"));
@@ -51,7 +51,7 @@ fn set_all(store: &dyn Store, keys: &[&str]) {
     }
 }
 
-fn strings(keys: &[&str]) -> Vec<String> {
+pub(crate) fn strings(keys: &[&str]) -> Vec<String> {
     keys.iter().map(|k| k.to_string()).collect()
 }
 
@@ -68,7 +68,7 @@ fn listing(keys: &[&str], prefixes: &[&str]) -> DirListing {
     }
 }
 
-fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: &str, what: &str) -> ZarrError {
+pub(crate) fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: &str, what: &str) -> ZarrError {
     match r {
         Err(e) => {
             assert_eq!(e.kind(), kind, "{what}: wrong error kind: {e}");
@@ -615,10 +615,10 @@ fn memory_store_is_shareable_across_threads() {
 
 /// A fresh folder under the system temp folder, removed on drop. pid and a
 /// counter keep parallel tests (and parallel test runs) apart.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl TempDir {
-    fn new(tag: &str) -> TempDir {
+    pub(crate) fn new(tag: &str) -> TempDir {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path =
@@ -628,15 +628,15 @@ impl TempDir {
         TempDir(path)
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 
-    fn join(&self, rel: &str) -> PathBuf {
+    pub(crate) fn join(&self, rel: &str) -> PathBuf {
         self.0.join(rel)
     }
 
-    fn str(&self, rel: &str) -> String {
+    pub(crate) fn str(&self, rel: &str) -> String {
         self.join(rel)
             .to_str()
             .expect("temp folder is not UTF-8")
@@ -651,7 +651,7 @@ impl Drop for TempDir {
 }
 
 /// Every file below `dir`, as paths relative to it with "/".
-fn files_below(dir: &Path) -> Vec<String> {
+pub(crate) fn files_below(dir: &Path) -> Vec<String> {
     fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
         for entry in fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
@@ -669,7 +669,7 @@ fn files_below(dir: &Path) -> Vec<String> {
     out
 }
 
-fn open_rw(dir: &TempDir, rel: &str) -> FsStore {
+pub(crate) fn open_rw(dir: &TempDir, rel: &str) -> FsStore {
     FsStore::open(&dir.str(rel), false, true).unwrap()
 }
 

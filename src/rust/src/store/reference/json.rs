@@ -12,10 +12,6 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The most keys one `gen` entry may produce: a bigger cartesian product is
-/// surely a mistake, and would exhaust memory.
-const MAX_GENERATED: u128 = 100_000_000;
-
 pub(super) fn parse(bytes: &[u8], targets: &mut Targets) -> Result<BTreeMap<String, Ref>> {
     let doc: Value = serde_json::from_slice(bytes)
         .map_err(|e| ZarrError::Metadata(format!("invalid reference JSON: {e}")))?;
@@ -300,7 +296,7 @@ fn gen_field<'a>(
 
 /// The values of one `gen` dimension: a list, or {start, stop, step} as
 /// Python's range (stop excluded).
-fn dimension(index: usize, name: &str, v: &Value) -> Result<Vec<JValue>> {
+fn dimension(index: usize, name: &str, v: &Value, max_keys: u64) -> Result<Vec<JValue>> {
     let bad = |why: &str| {
         ZarrError::Metadata(format!(
             "gen entry {index}: dimension '{name}' {why}, not {}",
@@ -336,8 +332,12 @@ fn dimension(index: usize, name: &str, v: &Value) -> Result<Vec<JValue>> {
             } else {
                 0
             };
-            if count > MAX_GENERATED {
-                return Err(bad(&format!("has more than {MAX_GENERATED} values")));
+            // Checked before the values are made: a 400-byte file must not
+            // allocate gigabytes.
+            if count > max_keys as u128 {
+                return Err(ZarrError::Metadata(format!(
+                    "gen entry {index}: dimension '{name}' has {count} values, more than the {max_keys} keys a reference set may hold"
+                )));
             }
             Ok((0..count as i64)
                 .map(|i| JValue::from(start + i * step))
@@ -399,16 +399,20 @@ fn expand_gen(
     let mut values = Vec::new();
     let mut total: u128 = 1;
     for (name, v) in dims {
-        let vals = dimension(index, name, v)?;
+        let vals = dimension(index, name, v, targets.limits.max_keys)?;
         total = total.saturating_mul(vals.len() as u128);
         names.push(name.clone());
         values.push(vals);
     }
-    if total > MAX_GENERATED {
+    let room = targets.limits.max_keys.saturating_sub(refs.len() as u64);
+    if total > room as u128 {
         return Err(ZarrError::Metadata(format!(
-            "gen entry {index} would make {total} keys, more than {MAX_GENERATED}"
+            "gen entry {index} would make {total} keys, more than the {} keys a reference set may hold",
+            targets.limits.max_keys
         )));
     }
+    let started = std::time::Instant::now();
+    let max_seconds = targets.limits.max_seconds;
     let env = &templates.env;
     let key_t = compile_template(env, index, "key", &key_src)?;
     let url_t = compile_template(env, index, "url", &url_src)?;
@@ -424,7 +428,14 @@ fn expand_gen(
         return Ok(());
     }
     let mut idx = vec![0usize; values.len()];
+    let mut made: u64 = 0;
     loop {
+        made += 1;
+        if made.is_multiple_of(1024) && started.elapsed().as_secs_f64() > max_seconds {
+            return Err(ZarrError::Metadata(format!(
+                "gen entry {index}: expanding it took more than {max_seconds} seconds ({made} of {total} keys made)"
+            )));
+        }
         let ctx: BTreeMap<String, JValue> = names
             .iter()
             .zip(&idx)

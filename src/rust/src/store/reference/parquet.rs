@@ -145,7 +145,10 @@ fn meta_err(msg: String) -> ZarrError {
 impl LazyRefs {
     /// Read `.zmetadata` of the folder `path`; the metadata documents are
     /// returned as inline references.
-    pub(super) fn open(path: &str) -> Result<(LazyRefs, BTreeMap<String, Ref>)> {
+    pub(super) fn open(
+        path: &str,
+        limits: super::RefLimits,
+    ) -> Result<(LazyRefs, BTreeMap<String, Ref>)> {
         let root = match super::url_scheme(path) {
             Some(s) if s.eq_ignore_ascii_case("file") => super::file_url_path(path)?,
             Some(_) => {
@@ -224,7 +227,7 @@ impl LazyRefs {
                 arrays,
                 cache: Mutex::new(Cache::default()),
                 opened: AtomicUsize::new(0),
-                targets: Mutex::new(Targets::new(Base::Local(base))),
+                targets: Mutex::new(Targets::new(Base::Local(base), limits)?),
                 any_http: AtomicBool::new(false),
                 sampled: AtomicBool::new(false),
             },

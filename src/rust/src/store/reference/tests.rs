@@ -9,10 +9,10 @@ use std::io::Write;
 use std::sync::atomic::AtomicU64;
 
 /// A fresh folder under the system temp folder, removed on drop.
-struct TempDir(PathBuf);
+pub(super) struct TempDir(pub(super) PathBuf);
 
 impl TempDir {
-    fn new(tag: &str) -> TempDir {
+    pub(super) fn new(tag: &str) -> TempDir {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path =
@@ -22,7 +22,7 @@ impl TempDir {
         TempDir(path)
     }
 
-    fn join(&self, rel: &str) -> PathBuf {
+    pub(super) fn join(&self, rel: &str) -> PathBuf {
         self.0.join(rel)
     }
 
@@ -30,7 +30,7 @@ impl TempDir {
         self.0.to_str().unwrap().to_string()
     }
 
-    fn write(&self, rel: &str, data: &[u8]) -> String {
+    pub(super) fn write(&self, rel: &str, data: &[u8]) -> String {
         let p = self.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, data).unwrap();
@@ -57,7 +57,7 @@ fn range(offset: u64, length: u64) -> ByteRange {
     ByteRange::Range { offset, length }
 }
 
-fn kind<T: std::fmt::Debug>(r: Result<T>, kind: &str) -> ZarrError {
+pub(super) fn kind<T: std::fmt::Debug>(r: Result<T>, kind: &str) -> ZarrError {
     match r {
         Ok(v) => panic!("expected a {kind} error, got Ok({v:?})"),
         Err(e) => {
