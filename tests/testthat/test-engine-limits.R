@@ -86,6 +86,37 @@ test_that("writing to an array of chunk shape 1e12 is a memory error, not an abo
   expect_match(paste(out, collapse = "\n"), "chunk 'a/c/0'")
 })
 
+test_that("a 400 MB chunk read with too little memory is a memory error, not an abort", {
+  skip_on_cran()
+  skip_if_not(.Platform$OS.type == "unix" && nzchar(Sys.which("bash")), "needs ulimit")
+  path <- file.path(withr::local_tempdir(), "s.zarr")
+  made <- run_in_child(c(
+    sprintf("z <- create_zarr(%s)", deparse(path)),
+    "def <- define_array('float64', 50e6)",
+    "def$chunk_shape <- 50e6",
+    "a <- z$add_array('/', 'a', def)",
+    "a[] <- as.numeric(seq_len(50e6))",
+    "cat('written\\n')"
+  ))
+  expect_true("written" %in% made)
+  reader <- withr::local_tempfile(fileext = ".R")
+  writeLines(c(
+    "library(zarr)",
+    sprintf("a <- open_zarr(%s)[['/a']]", deparse(path)),
+    print_classes("a[]")
+  ), reader)
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  # 800 MB of address space: R, the 400 MB result, and not the chunk too.
+  out <- suppressWarnings(system2("bash", c("-c", shQuote(sprintf(
+    "ulimit -v 800000; R_LIBS=%s %s %s",
+    shQuote(libs), shQuote(file.path(R.home("bin"), "Rscript")), shQuote(reader)
+  ))), stdout = TRUE, stderr = TRUE))
+  expect_null(attr(out, "status"))
+  cls <- classes_of(out)
+  expect_true("zarr_error" %in% cls, info = paste(out, collapse = "\n"))
+  expect_true(any(c("zarr_error_memory", "zarr_error_io") %in% cls), info = paste(out, collapse = "\n"))
+})
+
 test_that("a shard whose index would take 16 GB is a classed error, not an abort", {
   path <- withr::local_tempdir()
   # 1e9 inner chunks of one element: an index of 16e9 bytes, in a shard

@@ -109,7 +109,7 @@ fn stream_frame(frame: &[u8], out: &mut Vec<u8>, limit: Option<usize>) -> Result
             }
             let grow = out.capacity().max(1 << 16).min(max - out.len());
             out.try_reserve(grow).map_err(|_| {
-                ZarrError::Codec(format!(
+                ZarrError::Memory(format!(
                     "zstd: cannot allocate {grow} more bytes for the output"
                 ))
             })?;
