@@ -6,13 +6,16 @@
 #'
 #' @param kind The kind of error: `not_found`, `read_only`, `corrupt_chunk`,
 #'   `checksum`, `metadata`, `selection`, `codec`, `invalid_key`, `io`,
-#'   `unsupported`, `type`, `argument` or `internal`.
+#'   `unsupported`, `type`, `memory`, `interrupted`, `argument` or
+#'   `internal`. An `interrupted` error (Ctrl-C or `setTimeLimit()` during
+#'   an engine call) is also of class `interrupt`.
 #' @param message The message, naming the array, key or argument.
 #' @param call The call to report, if any.
 #' @noRd
 zarr_abort <- function(kind, message, call = NULL) {
+  also <- if (identical(kind, "interrupted")) "interrupt"
   cond <- structure(
-    class = c(paste0("zarr_error_", kind), "zarr_error", "error", "condition"),
+    class = c(paste0("zarr_error_", kind), "zarr_error", also, "error", "condition"),
     list(message = message, call = call)
   )
   stop(cond)

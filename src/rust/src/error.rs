@@ -28,6 +28,12 @@ pub enum ZarrError {
     Unsupported(String),
     /// Data of the wrong type or length for the array.
     Type(String),
+    /// Memory for a chunk, shard or result that could not be had: the
+    /// size comes from a file or from metadata, so it is an error and not
+    /// an abort of R.
+    Memory(String),
+    /// The call was stopped by the user (Ctrl-C) or by a time limit.
+    Interrupted(String),
 }
 
 pub type Result<T> = std::result::Result<T, ZarrError>;
@@ -47,6 +53,8 @@ impl ZarrError {
             ZarrError::Io(_) => "io",
             ZarrError::Unsupported(_) => "unsupported",
             ZarrError::Type(_) => "type",
+            ZarrError::Memory(_) => "memory",
+            ZarrError::Interrupted(_) => "interrupted",
         }
     }
 
@@ -62,7 +70,9 @@ impl ZarrError {
             | ZarrError::InvalidKey(m)
             | ZarrError::Io(m)
             | ZarrError::Unsupported(m)
-            | ZarrError::Type(m) => m,
+            | ZarrError::Type(m)
+            | ZarrError::Memory(m)
+            | ZarrError::Interrupted(m) => m,
         }
     }
 
@@ -79,6 +89,8 @@ impl ZarrError {
             ZarrError::Io(m) => ZarrError::Io(f(m)),
             ZarrError::Unsupported(m) => ZarrError::Unsupported(f(m)),
             ZarrError::Type(m) => ZarrError::Type(f(m)),
+            ZarrError::Memory(m) => ZarrError::Memory(f(m)),
+            ZarrError::Interrupted(m) => ZarrError::Interrupted(f(m)),
         }
     }
 
@@ -95,6 +107,63 @@ impl ZarrError {
             other => other,
         }
     }
+}
+
+/// A buffer of `n` bytes (capacity only) for `what`, or a memory error.
+/// Every buffer whose size comes from a store or from metadata is made
+/// here: Rust aborts the process when an allocation fails, and the process
+/// is R's.
+pub fn try_buffer(n: usize, what: &str) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| memory_error(n, what))?;
+    Ok(v)
+}
+
+/// `try_buffer` filled with `n` copies of `byte`.
+pub fn try_filled(n: usize, byte: u8, what: &str) -> Result<Vec<u8>> {
+    let mut v = try_buffer(n, what)?;
+    v.resize(n, byte);
+    Ok(v)
+}
+
+/// `pattern` repeated `times` times, in memory that may be refused.
+pub fn try_repeat(pattern: &[u8], times: usize, what: &str) -> Result<Vec<u8>> {
+    let n = checked_bytes(pattern.len(), times, what)?;
+    let mut v = try_buffer(n, what)?;
+    for _ in 0..times {
+        v.extend_from_slice(pattern);
+    }
+    Ok(v)
+}
+
+/// `n` copies of `value`, in memory that may be refused.
+pub fn try_vec<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| memory_error(n.saturating_mul(std::mem::size_of::<T>()), what))?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// `count` items of `size` bytes, or a memory error when that overflows.
+pub fn checked_bytes(size: usize, count: usize, what: &str) -> Result<usize> {
+    size.checked_mul(count)
+        .filter(|&n| n <= isize::MAX as usize)
+        .ok_or_else(|| {
+            ZarrError::Memory(format!(
+                "{what}: {count} items of {size} bytes do not fit in memory"
+            ))
+        })
+}
+
+/// The product of `dims`, or None when it overflows.
+pub fn checked_product<I: IntoIterator<Item = usize>>(dims: I) -> Option<usize> {
+    dims.into_iter()
+        .try_fold(1usize, |acc, d| acc.checked_mul(d))
+}
+
+fn memory_error(n: usize, what: &str) -> ZarrError {
+    ZarrError::Memory(format!("{what}: cannot allocate {n} bytes"))
 }
 
 impl fmt::Display for ZarrError {
@@ -120,6 +189,21 @@ mod tests {
         let e = ZarrError::NotFound("no such key".into()).context("array '/a'");
         assert_eq!(e.kind(), "not_found");
         assert_eq!(e.message(), "array '/a': no such key");
+    }
+
+    #[test]
+    fn impossible_buffers_are_memory_errors_not_aborts() {
+        let e = try_buffer(isize::MAX as usize, "chunk 'c/0'").unwrap_err();
+        assert_eq!(e.kind(), "memory");
+        assert!(e.message().contains("chunk 'c/0'"));
+        assert_eq!(
+            checked_bytes(8, usize::MAX / 4, "x").unwrap_err().kind(),
+            "memory"
+        );
+        assert_eq!(try_repeat(&[1, 2], 3, "x").unwrap(), vec![1, 2, 1, 2, 1, 2]);
+        assert_eq!(try_filled(3, 7, "x").unwrap(), vec![7, 7, 7]);
+        assert_eq!(checked_product([1usize << 32, 1 << 32]), None);
+        assert_eq!(checked_product([3usize, 4]), Some(12));
     }
 
     #[test]

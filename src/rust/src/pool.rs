@@ -7,7 +7,8 @@ use crate::steer::Steer;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// The pool's threads, and what keeps them off the caller's CPU.
 pub struct Workers {
@@ -61,6 +62,62 @@ thread_local! {
     // (thread budget of the running task, threads of the whole operation);
     // (1, 0) outside tasks.
     static BUDGET: Cell<(usize, usize)> = const { Cell::new((1, 0)) };
+    // How the calling thread learns that it should stop (R's main thread:
+    // a pending Ctrl-C or time limit); None on every other thread.
+    static INTERRUPT_CHECK: Cell<Option<fn() -> bool>> = const { Cell::new(None) };
+}
+
+/// How often at least the calling thread asks `INTERRUPT_CHECK` while the
+/// engine works: well under the 0.2 s a user or a time limit may wait.
+const CHECK_EVERY: Duration = Duration::from_millis(50);
+
+/// Run `f` with `check` as this thread's interrupt check: the engine calls
+/// it from this thread only, while tasks run, and stops them when it says
+/// so (the caller's function must not unwind or jump).
+pub fn with_interrupt_check<R>(check: fn() -> bool, f: impl FnOnce() -> R) -> R {
+    let before = INTERRUPT_CHECK.with(|c| c.replace(Some(check)));
+    struct Restore(Option<fn() -> bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INTERRUPT_CHECK.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
+
+/// The interrupt check of the calling thread, asked at most every
+/// `CHECK_EVERY`; it remembers a yes.
+struct Poll {
+    check: Option<fn() -> bool>,
+    last: Cell<Instant>,
+    hit: Cell<bool>,
+}
+
+impl Poll {
+    fn here() -> Poll {
+        Poll {
+            check: INTERRUPT_CHECK.with(Cell::get),
+            last: Cell::new(Instant::now()),
+            hit: Cell::new(false),
+        }
+    }
+
+    /// Whether the work should stop now.
+    fn stop(&self) -> bool {
+        let Some(check) = self.check else {
+            return false;
+        };
+        if !self.hit.get() && self.last.get().elapsed() >= CHECK_EVERY {
+            self.last.set(Instant::now());
+            self.hit.set(check());
+        }
+        self.hit.get()
+    }
+
+    fn error() -> ZarrError {
+        ZarrError::Interrupted("interrupted (by the user or a time limit)".into())
+    }
 }
 
 /// The thread budget of the task running on this thread (1 outside tasks).
@@ -106,8 +163,16 @@ pub fn run_tasks<T: Sync>(
         0 => threads,
         t => t,
     };
+    let poll = Poll::here();
     if threads <= 1 || items.len() <= 1 {
-        return with_budget(threads, total, || items.iter().try_for_each(task));
+        return with_budget(threads, total, || {
+            items.iter().try_for_each(|item| {
+                if poll.stop() {
+                    return Err(Poll::error());
+                }
+                task(item)
+            })
+        });
     }
     let used = threads.min(items.len());
     let share = (threads / used).max(1);
@@ -133,20 +198,41 @@ pub fn run_tasks<T: Sync>(
             }
         }
     };
+    // One item; false when the run is over (an error, or asked to stop).
+    let run_one = |item: &T| -> bool {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        if let Err(e) = task(item) {
+            stop.store(true, Ordering::Relaxed);
+            let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(e);
+            return false;
+        }
+        true
+    };
     let work = || {
         while let Some(run) = claim() {
-            for item in &items[run] {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                if let Err(e) = task(item) {
-                    stop.store(true, Ordering::Relaxed);
-                    let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
-                    slot.get_or_insert(e);
-                    return;
-                }
+            if !items[run].iter().all(run_one) {
+                return;
             }
         }
+    };
+    let stop_if_asked = || {
+        if poll.stop() {
+            stop.store(true, Ordering::Relaxed);
+            let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert_with(Poll::error);
+        }
+    };
+    // Workers still running; the caller, once out of items, waits on this
+    // instead of in rayon, so that it can keep asking whether to stop.
+    let running = (Mutex::new(used - 1), Condvar::new());
+    let worker = || {
+        with_budget(share, total, work);
+        let mut n = running.0.lock().unwrap_or_else(|e| e.into_inner());
+        *n -= 1;
+        running.1.notify_all();
     };
     let workers = pool(total.max(2) - 1);
     if rayon::current_thread_index().is_none() {
@@ -156,9 +242,30 @@ pub fn run_tasks<T: Sync>(
     }
     workers.pool.in_place_scope(|s| {
         for _ in 1..used {
-            s.spawn(|_| with_budget(share, total, work));
+            s.spawn(|_| worker());
         }
-        with_budget(share, total, work);
+        with_budget(share, total, || {
+            while let Some(run) = claim() {
+                let go_on = items[run].iter().all(|item| {
+                    stop_if_asked();
+                    run_one(item)
+                });
+                if !go_on {
+                    return;
+                }
+            }
+        });
+        if poll.check.is_some() {
+            let mut n = running.0.lock().unwrap_or_else(|e| e.into_inner());
+            while *n > 0 {
+                n = running
+                    .1
+                    .wait_timeout(n, CHECK_EVERY)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                stop_if_asked();
+            }
+        }
     });
     match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(e) => Err(e),
@@ -265,6 +372,36 @@ mod tests {
         assert_eq!(e.message(), "item 10");
         assert!(ran.load(Ordering::Relaxed) < 1000);
     }
+    #[test]
+    fn an_interrupt_stops_the_run_and_the_pool_works_after_it() {
+        fn yes() -> bool {
+            true
+        }
+        let items: Vec<usize> = (0..400).collect();
+        for threads in [1, 3] {
+            let ran = AtomicUsize::new(0);
+            let e = with_interrupt_check(yes, || {
+                run_tasks(&items, threads, |_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(2));
+                    Ok(())
+                })
+            })
+            .unwrap_err();
+            assert_eq!(e.kind(), "interrupted");
+            // 400 items of 2 ms are 0.8 s of work; a check every 50 ms
+            // stops well before the end.
+            assert!(ran.load(Ordering::Relaxed) < 300, "{threads}");
+            let again = AtomicUsize::new(0);
+            run_tasks(&items, threads, |_| {
+                again.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(again.load(Ordering::Relaxed), 400);
+        }
+    }
+
     #[test]
     fn pool_has_the_requested_threads_and_is_reused() {
         let slot = super::Slot::new(None);

@@ -80,8 +80,9 @@ impl Selection {
         self.dims.iter().map(|d| d.len).collect()
     }
 
+    /// The number of elements selected; `check` has made sure it fits.
     pub fn num_elements(&self) -> usize {
-        self.dims.iter().map(|d| d.len).product()
+        crate::error::checked_product(self.dims.iter().map(|d| d.len)).unwrap_or(usize::MAX)
     }
 
     /// Check rank and bounds against the array shape; `what` names the array.
@@ -103,6 +104,18 @@ impl Selection {
                     )));
                 }
             }
+        }
+        // A count that wraps would read a few elements where billions were
+        // asked for, and planning it would walk every chunk of the array.
+        if crate::error::checked_product(self.dims.iter().map(|d| d.len)).is_none() {
+            return Err(ZarrError::Selection(format!(
+                "{what}: the selection of {} elements is too large to hold",
+                self.dims
+                    .iter()
+                    .map(|d| d.len.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" x ")
+            )));
         }
         Ok(())
     }
@@ -259,6 +272,10 @@ mod tests {
         assert_eq!(e.kind(), "selection");
         assert!(e.message().contains("array '/x'"));
         assert!(s.check(&[5, 5], "a").is_err());
+        let huge = Selection::all(&[1 << 32, 1 << 32]);
+        let e = huge.check(&[1 << 32, 1 << 32], "array '/h'").unwrap_err();
+        assert_eq!(e.kind(), "selection");
+        assert!(e.message().contains("array '/h'"), "{}", e.message());
         assert!(Selection {
             dims: vec![DimSelection::range(0, 0)]
         }

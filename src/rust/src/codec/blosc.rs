@@ -259,7 +259,7 @@ impl BytesToBytes for Blosc {
         }
         let mut out: Vec<u8> = Vec::new();
         out.try_reserve_exact(nbytes).map_err(|_| {
-            ZarrError::Codec(format!(
+            ZarrError::Memory(format!(
                 "blosc: cannot allocate {nbytes} bytes for the output"
             ))
         })?;

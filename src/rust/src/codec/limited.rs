@@ -17,7 +17,7 @@ pub(super) fn read_limited(
 ) -> Result<Vec<u8>> {
     let res = match decoded_len {
         Some(n) => {
-            let mut out = Vec::with_capacity(n);
+            let mut out = crate::error::try_buffer(n, codec)?;
             reader.take(n as u64 + 1).read_to_end(&mut out).map(|_| out)
         }
         None => {

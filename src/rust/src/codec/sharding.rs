@@ -169,9 +169,22 @@ impl Sharding {
     /// Encoded size in bytes of the index of `n` inner chunks (the index
     /// codecs may only add a fixed amount, such as a checksum).
     pub fn index_len(&self, grid: &[usize]) -> Result<usize> {
-        let shape = Self::index_shape(grid);
-        let n: usize = grid.iter().product();
-        Ok(self.index.encode(vec![0u8; 16 * n], &shape)?.len())
+        // Sized from the index of one inner chunk, not by encoding an index
+        // of the shard's size: metadata may ask for one of many gigabytes.
+        let one = vec![1usize; grid.len()];
+        let overhead = self
+            .index
+            .encode(vec![0u8; 16], &Self::index_shape(&one))?
+            .len()
+            - 16;
+        crate::error::checked_product(grid.iter().copied())
+            .and_then(|n| n.checked_mul(16))
+            .and_then(|n| n.checked_add(overhead))
+            .ok_or_else(|| {
+                ZarrError::Metadata(format!(
+                    "codec 'sharding_indexed': a shard of {grid:?} inner chunks has an index too large to address"
+                ))
+            })
     }
 
     /// The byte range of a shard that holds its index.
@@ -210,7 +223,9 @@ impl Sharding {
             let at = idx.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>() + k * strides[nd];
             u64::from_ne_bytes(raw[8 * at..8 * at + 8].try_into().expect("8 bytes"))
         };
-        let mut out = Vec::with_capacity(grid.iter().product());
+        let mut out = Vec::new();
+        out.try_reserve_exact(grid.iter().product())
+            .map_err(|_| ZarrError::Memory(format!("{what}: the index does not fit in memory")))?;
         let mut bad = None;
         for_each_index(grid, |_, idx| {
             let (offset, nbytes) = (value(idx, 0), value(idx, 1));
@@ -235,7 +250,7 @@ impl Sharding {
         let shape = Self::index_shape(grid);
         let strides = self.index.stored_strides(&shape);
         let nd = grid.len();
-        let mut raw = vec![0u8; 16 * entries.len()];
+        let mut raw = crate::error::try_filled(16 * entries.len(), 0, "shard index")?;
         for_each_index(grid, |i, idx| {
             let (o, n) = entries[i].unwrap_or((MISSING, MISSING));
             for (k, v) in [(0, o), (1, n)] {
@@ -318,7 +333,7 @@ impl Sharding {
         let jobs = self.stored_inner_chunks(data, shard_shape, ctx)?;
         let size = self.inner.dtype().size();
         let n_elems: usize = shard_shape.iter().product();
-        let mut out = self.inner.fill().repeat(n_elems);
+        let mut out = crate::error::try_repeat(self.inner.fill(), n_elems, ctx.what)?;
         let out_strides = c_strides(shard_shape);
         let inner_strides = self.inner.stored_strides(&self.inner_shape);
         let spans: Vec<Vec<(usize, usize, usize)>> =
@@ -405,6 +420,12 @@ impl Sharding {
     pub fn inner_positions(&self, shard_shape: &[usize]) -> Result<(Vec<usize>, Vec<Vec<usize>>)> {
         let grid = self.grid(shard_shape)?;
         let mut positions = Vec::new();
+        let n = grid.iter().product::<usize>();
+        positions.try_reserve_exact(n).map_err(|_| {
+            ZarrError::Memory(format!(
+                "a shard of {n} inner chunks does not fit in memory"
+            ))
+        })?;
         for_each_index(&grid, |_, idx| positions.push(idx.to_vec()));
         Ok((grid, positions))
     }

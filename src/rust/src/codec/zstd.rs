@@ -109,7 +109,7 @@ fn stream_frame(frame: &[u8], out: &mut Vec<u8>, limit: Option<usize>) -> Result
             }
             let grow = out.capacity().max(1 << 16).min(max - out.len());
             out.try_reserve(grow).map_err(|_| {
-                ZarrError::Codec(format!(
+                ZarrError::Memory(format!(
                     "zstd: cannot allocate {grow} more bytes for the output"
                 ))
             })?;
@@ -169,7 +169,7 @@ fn decode_frame(frame: &[u8], out: &mut Vec<u8>, limit: Option<usize>) -> Result
 fn stream_decode(input: &[u8], limit: Option<usize>) -> Result<(Vec<u8>, usize)> {
     let mut out = Vec::new();
     match limit {
-        Some(n) => out.reserve_exact(n),
+        Some(n) => out = crate::error::try_buffer(n, "zstd")?,
         None => {
             // A header can claim any size; a failed reservation of a bogus
             // one just means growing as we go.

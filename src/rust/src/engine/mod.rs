@@ -96,6 +96,21 @@ impl Array {
             meta.shape.len(),
         )
         .map_err(|e| e.context(&what))?;
+        // Every later size of a chunk (elements, bytes) is computed without
+        // checks from here on: one that overflows is refused now.
+        let chunk_bytes = meta
+            .chunk_shape
+            .iter()
+            .map(|&c| usize::try_from(c).ok())
+            .chain([Some(meta.data_type.size().max(1))])
+            .try_fold(1usize, |acc, d| d.and_then(|d| acc.checked_mul(d)))
+            .filter(|&n| n <= isize::MAX as usize);
+        if chunk_bytes.is_none() {
+            return Err(ZarrError::Metadata(format!(
+                "{what}: a chunk of shape {:?} has more bytes than memory can address",
+                meta.chunk_shape
+            )));
+        }
         if let Some(sh) = chain.sharding() {
             let shard: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
             sh.grid(&chain.encoded_shape(&shard))

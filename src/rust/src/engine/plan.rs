@@ -112,12 +112,23 @@ impl Array {
             .zip(idx)
             .zip(self.meta.shape.iter().zip(&self.meta.chunk_shape))
             .all(|((dc, &i), (&n, &cs))| {
-                let extent = (n - i * cs).min(cs) as usize;
-                let mut seen = vec![false; extent];
-                for r in &dc.runs {
-                    seen[r.start as usize..r.start as usize + r.len].fill(true);
+                // Sorted runs, not a flag per element: a chunk of a huge
+                // chunk shape must not cost memory of its size.
+                let extent = (n - i * cs).min(cs);
+                let mut runs: Vec<(u64, u64)> = dc
+                    .runs
+                    .iter()
+                    .map(|r| (r.start, r.start + r.len as u64))
+                    .collect();
+                runs.sort_unstable();
+                let mut covered = 0u64;
+                for (s, e) in runs {
+                    if s > covered {
+                        return false;
+                    }
+                    covered = covered.max(e);
                 }
-                seen.iter().all(|&b| b)
+                covered >= extent
             })
     }
 }

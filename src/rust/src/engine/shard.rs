@@ -81,16 +81,19 @@ impl Array {
         lossy: &Lossy,
     ) -> Result<()> {
         let groups = group_by_shard(chunks, grid);
+        // Each shard's index and inner chunks are read from one version of
+        // it (`get_pinned`): a shard rewritten meanwhile may hold another
+        // inner chunk at the offsets of the old index.
         let indexes = collect_tasks(&groups, opts.threads, |(sidx, _)| {
             let key = self.chunk_key(sidx);
             let what = self.chunk_what(&key);
             let ctx = opts.context(warnings, &what);
             let index = self
                 .store
-                .get(&key, sh.index_range(grid)?)
+                .get_pinned(&key, sh.index_range(grid)?)
                 .map_err(|e| e.context(&what))?;
             let entries = match index {
-                Some(bytes) => Some(sh.decode_index(bytes, grid, &ctx)?),
+                Some((bytes, pinned)) => Some((sh.decode_index(bytes, grid, &ctx)?, pinned)),
                 None => None,
             };
             Ok((key, entries))
@@ -98,7 +101,9 @@ impl Array {
         let mut jobs = Vec::with_capacity(chunks.len());
         for ((_, cs), (key, entries)) in groups.iter().zip(&indexes) {
             for c in cs {
-                let entry = entries.as_ref().and_then(|e| e[position_in_shard(c, grid)]);
+                let entry = entries.as_ref().and_then(|(e, pinned)| {
+                    e[position_in_shard(c, grid)].map(|entry| (entry, pinned.as_ref()))
+                });
                 jobs.push((*c, key.as_str(), entry));
             }
         }
@@ -106,21 +111,15 @@ impl Array {
         run_tasks(&jobs, opts.threads, |&(c, key, entry)| {
             let data = match entry {
                 None => None,
-                Some((offset, length)) => {
+                Some(((offset, length), pinned)) => {
                     let what = format!(
                         "{} (inner chunk {:?})",
                         self.chunk_what(key),
                         chunk_index(c)
                     );
-                    let bytes = self
-                        .store
-                        .get(key, ByteRange::Range { offset, length })
-                        .map_err(|e| e.context(&what))?
-                        .ok_or_else(|| {
-                            ZarrError::CorruptChunk(format!(
-                                "{what}: the shard disappeared while it was read"
-                            ))
-                        })?;
+                    let bytes = pinned
+                        .get(ByteRange::Range { offset, length })
+                        .map_err(|e| e.context(&what))?;
                     let ctx = opts.context(warnings, &what);
                     Some(sh.inner.decode(bytes, &sh.inner_shape, &ctx)?)
                 }

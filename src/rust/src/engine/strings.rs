@@ -6,10 +6,31 @@ use super::plan::{cartesian, chunk_index, read_spans, write_spans};
 use super::{Array, IoOptions};
 use crate::codec::Warnings;
 use crate::convert::{self, Span};
-use crate::error::{Result, ZarrError};
+use crate::error::{try_vec, Result, ZarrError};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
 use crate::store::ByteRange;
+
+/// The longest string R can hold, in bytes (R's CHARSXP length is an int).
+const R_MAX_STRING_BYTES: usize = i32::MAX as usize;
+
+/// Refuse strings that R cannot hold: with a NUL (UTF-8 allows it) or of
+/// more than `max_bytes`. Refused here, the decoded chunk is freed with
+/// the error instead of failing inside R, which would keep it.
+fn check_r_strings(strings: &[String], what: &str, max_bytes: usize) -> Result<()> {
+    if let Some(i) = strings.iter().position(|s| s.contains('\0')) {
+        return Err(ZarrError::Unsupported(format!(
+            "{what}: string {i} contains a NUL character, which R strings cannot hold"
+        )));
+    }
+    if let Some(i) = strings.iter().position(|s| s.len() > max_bytes) {
+        return Err(ZarrError::Unsupported(format!(
+            "{what}: string {i} has {} bytes, more than the {max_bytes} an R string can hold",
+            strings[i].len()
+        )));
+    }
+    Ok(())
+}
 
 impl Array {
     fn fill_string(&self) -> Result<String> {
@@ -30,8 +51,8 @@ impl Array {
         let n = sel.num_elements();
         let mut read = StringRead {
             chunks: Vec::new(),
-            which: vec![0; n],
-            elem: vec![0; n],
+            which: try_vec(n, 0, &what)?,
+            elem: try_vec(n, 0, &what)?,
             fill: self.fill_string()?,
             // Fixed-width strings have no NA: "" (all NULs) is just "".
             marks_na: self.meta.fill_marks_na && self.chain.fixed_string().is_none(),
@@ -45,7 +66,14 @@ impl Array {
         let cshape = self.chunk_shape();
         let strides = self.chain.stored_strides(&cshape);
         let out_strides = convert::column_major_strides(&sel.shape());
-        let iota: Vec<u32> = (0..cshape.iter().product::<usize>() as u32).collect();
+        let mut iota: Vec<u32> = Vec::new();
+        let per_chunk = cshape.iter().product::<usize>();
+        iota.try_reserve_exact(per_chunk).map_err(|_| {
+            ZarrError::Memory(format!(
+                "{what}: a chunk of {per_chunk} strings does not fit in memory"
+            ))
+        })?;
+        iota.extend(0..per_chunk as u32);
         let zero = vec![0usize; cshape.len()];
         let (which, elem) = (
             SendPtr(read.which.as_mut_ptr()),
@@ -65,12 +93,7 @@ impl Array {
                 Some(raw) => {
                     let ctx = opts.context(&warnings, &what);
                     let strings = self.chain.decode_strings(raw, &cshape, &ctx)?;
-                    // R strings cannot hold NUL, which UTF-8 allows.
-                    if let Some(i) = strings.iter().position(|s| s.contains('\0')) {
-                        return Err(ZarrError::Unsupported(format!(
-                            "{what}: string {i} contains a NUL character, which R strings cannot hold"
-                        )));
-                    }
+                    check_r_strings(&strings, &what, R_MAX_STRING_BYTES)?;
                     Some(strings)
                 }
             };
@@ -234,5 +257,28 @@ impl<T> SendPtr<T> {
     // A method, so closures capture the wrapper and not the bare pointer.
     fn get(&self) -> *mut T {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod r_string_tests {
+    use super::check_r_strings;
+
+    #[test]
+    fn strings_longer_than_r_allows_are_refused_by_kind() {
+        let ok = vec!["ab".to_string(), "cde".to_string()];
+        assert!(check_r_strings(&ok, "chunk 'c/0'", 3).is_ok());
+        let e = check_r_strings(&ok, "chunk 'c/0'", 2).unwrap_err();
+        assert_eq!(e.kind(), "unsupported");
+        assert!(
+            e.message().contains("chunk 'c/0': string 1 has 3 bytes"),
+            "{}",
+            e.message()
+        );
+        let nul = vec!["a\0b".to_string()];
+        assert_eq!(
+            check_r_strings(&nul, "x", 10).unwrap_err().kind(),
+            "unsupported"
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::plan::{cartesian, chunk_columns, chunk_index, write_spans};
 use super::{Array, IoOptions};
 use crate::codec::Warnings;
 use crate::convert::{self, check_writable, RBuf, RBufPtr, Span};
-use crate::error::{Result, ZarrError};
+use crate::error::{try_buffer, try_repeat, Result, ZarrError};
 use crate::pool::run_tasks;
 use crate::selection::{DimChunk, Selection};
 use crate::words;
@@ -72,7 +72,7 @@ impl Array {
             let chunk_bytes = cshape.iter().product::<usize>() * fill.len();
             let buf = if covered && self.inside_array(&idx) {
                 // Every element is about to be written: no fill pass first.
-                let mut buf: Vec<u8> = Vec::with_capacity(chunk_bytes);
+                let mut buf: Vec<u8> = try_buffer(chunk_bytes, &self.chunk_what(&key))?;
                 // SAFETY: spans stay inside the chunk and inside `data`, and
                 // cover the whole chunk, so all `chunk_bytes` are written
                 // before the length is set.
@@ -82,12 +82,15 @@ impl Array {
                 }
                 buf
             } else {
-                let mut buf = if covered {
+                let old = if covered {
                     None
                 } else {
                     self.load_chunk(&idx, opts, &warnings)?
-                }
-                .unwrap_or_else(|| fill.repeat(cshape.iter().product()));
+                };
+                let mut buf = match old {
+                    Some(b) => b,
+                    None => try_repeat(fill, cshape.iter().product(), &self.chunk_what(&key))?,
+                };
                 // SAFETY: spans stay inside the chunk and inside `data`; each
                 // task owns its chunk buffer.
                 unsafe { m.write_from(&src, buf.as_mut_ptr(), &strides, &spans) };

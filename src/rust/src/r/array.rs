@@ -127,6 +127,27 @@ fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
     Ok(Selection { dims })
 }
 
+/// R's longest vector (R_XLEN_T_MAX) and longest array extent (an `int`).
+const R_MAX_LENGTH: usize = 1 << 52;
+const R_MAX_EXTENT: usize = i32::MAX as usize;
+
+/// Refuse a read whose result R cannot hold, before anything is allocated.
+fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
+    let shape = sel.shape();
+    let n = sel.num_elements();
+    if n > R_MAX_LENGTH || (shape.len() >= 2 && shape.iter().any(|&d| d > R_MAX_EXTENT)) {
+        return Err(ZarrError::Selection(format!(
+            "{what}: a result of {} elements is more than an R vector or array can hold",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(" x ")
+        )));
+    }
+    Ok(())
+}
+
 fn io_options(threads: i32, strict: bool) -> IoOptions {
     IoOptions {
         threads: threads.max(1) as usize,
@@ -151,6 +172,7 @@ fn rz_array_read(
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
         sel.check(&a.meta.shape, &a.what())?;
+        check_r_result(&sel, &a.what())?;
         let rtype = a.meta.data_type.r_type(bit64);
         let (mut out, warnings) = if rtype == RType::Character {
             // Decoded in parallel; the R strings are made here, on R's thread.

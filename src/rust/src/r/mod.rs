@@ -26,8 +26,12 @@ pub struct ArrayHandle(pub Arc<Array>);
 /// (class, kind, message) that `zarr_call()` in R/errors.R raises. Errors
 /// never go through extendr's own error path, which is unclassed and
 /// treats `%` as a format character.
+///
+/// While `f` runs, the engine asks `interrupt_pending` from this thread
+/// (R's) whether to stop.
 fn guard(f: impl FnOnce() -> Result<Robj>) -> Robj {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let run = || crate::pool::with_interrupt_check(interrupt_pending, f);
+    match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => error_value(e.kind(), e.message()),
         Err(p) => {
@@ -41,6 +45,59 @@ fn guard(f: impl FnOnce() -> Result<Robj>) -> Robj {
                 &format!("internal error in the zarr engine: {msg}"),
             )
         }
+    }
+}
+
+type Sexp = extendr_ffi::SEXP;
+
+// SEXP is an opaque pointer to R; its pointee is never touched from Rust.
+#[allow(improper_ctypes)]
+extern "C" {
+    fn R_tryCatch(
+        body: extern "C" fn(*mut std::ffi::c_void) -> Sexp,
+        bdata: *mut std::ffi::c_void,
+        conds: Sexp,
+        handler: extern "C" fn(Sexp, *mut std::ffi::c_void) -> Sexp,
+        hdata: *mut std::ffi::c_void,
+        finally: Option<extern "C" fn(*mut std::ffi::c_void)>,
+        fdata: *mut std::ffi::c_void,
+    ) -> Sexp;
+    fn R_CheckUserInterrupt();
+}
+
+extern "C" fn check_user_interrupt(_: *mut std::ffi::c_void) -> Sexp {
+    // SAFETY: called on R's thread, inside R_tryCatch, which catches the
+    // jump an interrupt or a time limit makes.
+    unsafe {
+        R_CheckUserInterrupt();
+        extendr_ffi::R_NilValue
+    }
+}
+
+extern "C" fn caught(cond: Sexp, _: *mut std::ffi::c_void) -> Sexp {
+    cond
+}
+
+/// Whether R has a Ctrl-C or an expired `setTimeLimit()` pending. R's
+/// check jumps out when it does; run inside R_tryCatch (for conditions of
+/// class interrupt and error, as a time limit is), the jump stops there
+/// instead of skipping the engine's Rust frames, nothing is printed, and
+/// the engine then cleans up and returns an `interrupted` error.
+fn interrupt_pending() -> bool {
+    let conds: Robj = Strings::from_values(["interrupt", "error"]).into();
+    // SAFETY: only ever called from the thread that entered `guard`, R's;
+    // `conds` stays protected (alive) for the call.
+    unsafe {
+        let got = R_tryCatch(
+            check_user_interrupt,
+            std::ptr::null_mut(),
+            conds.get(),
+            caught,
+            std::ptr::null_mut(),
+            None,
+            std::ptr::null_mut(),
+        );
+        matches!(extendr_ffi::Rf_isNull(got), extendr_ffi::Rboolean::FALSE)
     }
 }
 

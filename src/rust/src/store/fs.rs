@@ -19,6 +19,28 @@ use std::sync::Mutex;
 /// of a killed process from the files of a live one.
 const TEMP_PREFIX: &str = ".tmp-zarr-";
 
+/// One version of a file's value: reads by position from one open file.
+#[cfg(unix)]
+struct PinnedFile {
+    file: File,
+    len: u64,
+    key: String,
+}
+
+#[cfg(unix)]
+impl Pinned for PinnedFile {
+    fn get(&self, range: ByteRange) -> Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let (start, end) = resolve_range(&self.key, self.len, range)?;
+        let n = usize::try_from(end - start).unwrap_or(usize::MAX);
+        let mut buf = crate::error::try_filled(n, 0, &format!("'{}'", self.key))?;
+        self.file
+            .read_exact_at(&mut buf, start)
+            .map_err(|e| ZarrError::Io(format!("cannot read '{}': {e}", self.key)))?;
+        Ok(buf)
+    }
+}
+
 /// Process-wide, so pid + counter names a temporary file uniquely on the
 /// machine whichever thread writes.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -199,11 +221,11 @@ impl FsStore {
         })?;
         if range == ByteRange::All {
             // read_to_end rather than read_exact: the length is only a hint.
-            let mut buf = Vec::with_capacity(n);
+            let mut buf = crate::error::try_buffer(n, &format!("'{key}'"))?;
             file.read_to_end(&mut buf).map_err(err)?;
             return Ok(buf);
         }
-        let mut buf = vec![0u8; n];
+        let mut buf = crate::error::try_filled(n, 0, &format!("'{key}'"))?;
         if n > 0 {
             file.seek(SeekFrom::Start(start)).map_err(err)?;
             file.read_exact(&mut buf).map_err(err)?;
@@ -714,6 +736,32 @@ impl Store for FsStore {
         };
         self.read_range(key, &path, file, meta.len(), range)
             .map(Some)
+    }
+
+    /// Reads of one open file: a value is replaced by renaming a new file
+    /// over it, and an open file keeps the old one.
+    #[cfg(unix)]
+    fn get_pinned<'s>(&'s self, key: &str, range: ByteRange) -> Result<Option<PinnedRead<'s>>> {
+        validate_key(key)?;
+        let path = self.key_path(key)?;
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if is_missing(&e) => return Ok(None),
+            Err(e) => return Err(self.io_error("read", key, &path, e)),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| self.io_error("read", key, &path, e))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let pinned = PinnedFile {
+            file,
+            len: meta.len(),
+            key: key.to_string(),
+        };
+        let first = pinned.get(range)?;
+        Ok(Some((first, Box::new(pinned))))
     }
 
     fn set(&self, key: &str, value: &[u8]) -> Result<()> {

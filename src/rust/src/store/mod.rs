@@ -90,6 +90,46 @@ pub trait Store: Send + Sync {
     fn get_direct(&self, _key: &str, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
         Ok(Direct::NotDone)
     }
+    /// `range` of the value at `key`, and a handle that reads more ranges
+    /// of that same version of the value, whatever writers do meanwhile:
+    /// a shard's inner chunks must come from the shard its index came
+    /// from. None when there is no value. The default reads later ranges
+    /// with `get`, from whatever version is there then; stores that can
+    /// pin a version override it.
+    fn get_pinned<'s>(&'s self, key: &str, range: ByteRange) -> Result<Option<PinnedRead<'s>>> {
+        Ok(self.get(key, range)?.map(|b| {
+            (
+                b,
+                Box::new(Latest {
+                    store: self,
+                    key: key.to_string(),
+                }) as Box<dyn Pinned>,
+            )
+        }))
+    }
+}
+
+/// What `Store::get_pinned` gives: the first range, and the pinned value.
+pub type PinnedRead<'s> = (Vec<u8>, Box<dyn Pinned + 's>);
+
+/// One version of one value (see `Store::get_pinned`).
+pub trait Pinned: Send + Sync {
+    /// `range` of the pinned value.
+    fn get(&self, range: ByteRange) -> Result<Vec<u8>>;
+}
+
+/// The default `Pinned`: whatever version the store holds at each read.
+struct Latest<'s, S: Store + ?Sized> {
+    store: &'s S,
+    key: String,
+}
+
+impl<S: Store + ?Sized> Pinned for Latest<'_, S> {
+    fn get(&self, range: ByteRange) -> Result<Vec<u8>> {
+        self.store.get(&self.key, range)?.ok_or_else(|| {
+            ZarrError::CorruptChunk(format!("'{}' disappeared while it was read", self.key))
+        })
+    }
 }
 
 /// The outcome of `Store::get_direct`.

@@ -197,3 +197,33 @@ fn a_bad_shard_index_is_a_classed_error_naming_the_shard() {
     assert_eq!(e.kind(), "checksum");
     assert!(e.message().contains("b/c/0/0"), "{}", e.message());
 }
+
+#[test]
+fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
+    let dir = std::env::temp_dir().join(format!("zarr-engine-pinned-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = crate::store::FsStore::open(dir.to_str().unwrap(), false, true).unwrap();
+    store.set("a/c/0", b"old index|old chunk").unwrap();
+    let (first, pinned) = store
+        .get_pinned(
+            "a/c/0",
+            ByteRange::Range {
+                offset: 0,
+                length: 9,
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(first, b"old index");
+    // A rewrite with another layout, as a writer makes while we read.
+    store.set("a/c/0", b"new index|new chunk, longer").unwrap();
+    let later = pinned
+        .get(ByteRange::Range {
+            offset: 10,
+            length: 9,
+        })
+        .unwrap();
+    assert_eq!(later, b"old chunk");
+    assert!(store.get_pinned("a/c/9", ByteRange::All).unwrap().is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
