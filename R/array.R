@@ -63,7 +63,10 @@ zarr_array <- R6::R6Class("zarr_array",
   ),
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
-    data_type = function(value) zarr_data_type$new(private$.metadata$data_type, private$.metadata$fill_value),
+    data_type = function(value) {
+      dt <- core_data_type(private$.metadata$data_type, private$.metadata$fill_value)
+      zarr_data_type$new(dt$data_type, dt$fill_value)
+    },
     #' @field shape (read-only) The shape of the array.
     shape = function(value) as.numeric(unlist(private$.metadata$shape)),
     #' @field chunking (read-only) The [chunk_grid_regular] of the array.
