@@ -255,6 +255,7 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
         let any_fill = match obj.get("data_type").and_then(Value::as_str) {
             Some("bool") => Value::from(false),
             Some("string") => Value::from(""),
+            Some("complex64" | "complex128") => json!([0, 0]),
             _ => Value::from(0),
         };
         obj.insert("fill_value".into(), any_fill);
