@@ -114,7 +114,7 @@ resolve_index <- function(i, n, names, d, what) {
   }
   # index_args() checked the indices: straight to the engine's form.
   sel <- lapply(seq_len(nd), function(d) if (is.null(sel[[d]])) engine_whole(shape[d]) else engine_dim(sel[[d]]))
-  out <- engine_read(info$handle, sel, TRUE, info$dim_names)
+  out <- engine_read(info, sel, TRUE, info$dim_names)
   if (drop) drop(out) else out
 }
 
@@ -282,7 +282,7 @@ NULL
 #' @export
 as.array.zarr_array <- function(x, ...) {
   info <- array_read_info(x)
-  engine_read(info$handle, NULL, TRUE, info$dim_names)
+  engine_read(info, NULL, TRUE, info$dim_names)
 }
 
 #' @rdname zarr-conversions

@@ -20,7 +20,8 @@
 //! missing). The engine applies `Cf` to each element as it scatters a
 //! chunk into R's vector, and its inverse as it gathers one for a write.
 
-use crate::dtype::DataType;
+use crate::convert::{na_real, strided_copy, RBufPtr, Span, NA_INTEGER, NA_INTEGER64};
+use crate::dtype::{DataType, RType};
 use crate::error::{Result, ZarrError};
 use crate::metadata::ArrayMetadata;
 use serde_json::{Map, Value};
@@ -279,7 +280,7 @@ impl Cf {
     /// holds strings, which CF leaves alone).
     pub fn of(meta: &ArrayMetadata) -> Result<Option<Cf>> {
         let dtype = meta.data_type;
-        if dtype == DataType::String || !is_cf_variable(meta) {
+        if !is_cf_variable(meta) {
             return Ok(None);
         }
         let attrs = &meta.attributes;
@@ -294,6 +295,14 @@ impl Cf {
             time_unit: None,
             note: None,
         };
+        // CF leaves strings, complex numbers and booleans as they are (the
+        // Zarr fill value marks nothing in them either).
+        if matches!(
+            dtype,
+            DataType::String | DataType::Complex64 | DataType::Complex128 | DataType::Bool
+        ) {
+            return Ok(Some(cf));
+        }
         if let Some(v) = attrs.get("_FillValue") {
             cf.missing.extend(numbers(v, dtype, "_FillValue")?);
         }
@@ -370,6 +379,21 @@ impl Cf {
         Ok(Some(cf))
     }
 
+    /// Whether decoding changes any element (else the stored values are
+    /// read as they are, with no NA at all).
+    pub fn active(&self) -> bool {
+        self.transforms || self.nat || !self.missing.is_empty() || self.kind == CfKind::Bool
+    }
+
+    /// The R type decoded values of `dtype` read into.
+    pub fn r_type(&self, dtype: DataType, bit64: bool) -> RType {
+        match self.kind {
+            CfKind::Bool => RType::Logical,
+            _ if self.transforms => RType::Double,
+            _ => dtype.r_type(bit64),
+        }
+    }
+
     /// Whether a stored value (as a double) is missing.
     #[inline]
     pub fn is_missing(&self, x: f64) -> bool {
@@ -386,6 +410,136 @@ impl Cf {
             crate::convert::na_real()
         } else {
             x * self.scale + self.offset
+        }
+    }
+
+    /// Decoded chunk elements of `dtype` at `src` -> the R buffer `dst` (of
+    /// `r_type`), over `spans`: the CF materializer, run by the engine's
+    /// scatter in place of the plain one, so decoding costs no pass of its
+    /// own.
+    ///
+    /// # Safety
+    /// As `convert::strided_copy`.
+    pub unsafe fn read_into(
+        &self,
+        dtype: DataType,
+        src: *const u8,
+        src_strides: &[usize],
+        dst: &RBufPtr,
+        spans: &[Vec<Span>],
+    ) {
+        let (scale, offset, nat) = (self.scale, self.offset, self.nat);
+        // One or two missing values are the common case: tested without a loop.
+        let has = !self.missing.is_empty();
+        let (m0, m1) = match self.missing.as_slice() {
+            [] => (0.0, 0.0),
+            [a] => (*a, *a),
+            [a, b, ..] => (*a, *b),
+        };
+        let many = self.missing.len() > 2;
+        let nan_missing = self.missing.iter().any(|m| m.is_nan());
+        let missing = move |x: f64| {
+            has && (x == m0
+                || x == m1
+                || (nan_missing && x.is_nan())
+                || (many && self.missing.contains(&x)))
+        };
+        macro_rules! run {
+            ($t:ty, $r:ty, $f:expr) => {
+                strided_copy(
+                    src as *const $t,
+                    src_strides,
+                    dst.ptr as *mut $r,
+                    &dst.strides,
+                    spans,
+                    &$f,
+                )
+            };
+        }
+        macro_rules! to_double {
+            ($t:ty) => {
+                run!($t, f64, |v: $t| {
+                    let x = v as f64;
+                    if missing(x) {
+                        na_real()
+                    } else {
+                        x * scale + offset
+                    }
+                })
+            };
+        }
+        macro_rules! to_integer {
+            ($t:ty) => {
+                run!($t, i32, |v: $t| if missing(v as f64) {
+                    NA_INTEGER
+                } else {
+                    v as i32
+                })
+            };
+        }
+        macro_rules! to_logical {
+            ($t:ty) => {
+                run!($t, i32, |v: $t| if missing(v as f64) {
+                    NA_INTEGER
+                } else {
+                    (v != 0) as i32
+                })
+            };
+        }
+        use DataType::*;
+        match (dst.rtype, dtype) {
+            (RType::Double, Int64) => run!(i64, f64, |v: i64| {
+                let x = v as f64;
+                if (nat && v == i64::MIN) || missing(x) {
+                    na_real()
+                } else {
+                    x * scale + offset
+                }
+            }),
+            (RType::Double, Int8) => to_double!(i8),
+            (RType::Double, Int16) => to_double!(i16),
+            (RType::Double, Int32) => to_double!(i32),
+            (RType::Double, UInt8) => to_double!(u8),
+            (RType::Double, UInt16) => to_double!(u16),
+            (RType::Double, UInt32) => to_double!(u32),
+            (RType::Double, UInt64) => to_double!(u64),
+            (RType::Double, Float32) => to_double!(f32),
+            (RType::Double, Float64) => to_double!(f64),
+            (RType::Double, Float16) => run!(u16, f64, |v: u16| {
+                let x = crate::fill::f16_to_f64(v);
+                if missing(x) {
+                    na_real()
+                } else {
+                    x * scale + offset
+                }
+            }),
+            (RType::Integer, Int8) => to_integer!(i8),
+            (RType::Integer, Int16) => to_integer!(i16),
+            (RType::Integer, Int32) => to_integer!(i32),
+            (RType::Integer, UInt8) => to_integer!(u8),
+            (RType::Integer, UInt16) => to_integer!(u16),
+            (RType::Integer64, Int64) => run!(i64, i64, |v: i64| if missing(v as f64) {
+                NA_INTEGER64
+            } else {
+                v
+            }),
+            (RType::Integer64, UInt32) => run!(u32, i64, |v: u32| if missing(v as f64) {
+                NA_INTEGER64
+            } else {
+                v as i64
+            }),
+            (RType::Integer64, UInt64) => run!(u64, i64, |v: u64| if missing(v as f64)
+                || v > i64::MAX as u64
+            {
+                NA_INTEGER64
+            } else {
+                v as i64
+            }),
+            (RType::Logical, Bool | Int8 | UInt8) => to_logical!(u8),
+            (RType::Logical, Int16 | UInt16) => to_logical!(i16),
+            (RType::Logical, Int32 | UInt32) => to_logical!(i32),
+            (RType::Logical, Int64 | UInt64) => to_logical!(i64),
+            (r, d) => unreachable!("CF decoding of {} into {r:?}", d.name()),
         }
     }
 

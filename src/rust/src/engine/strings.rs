@@ -34,7 +34,7 @@ impl Array {
             elem: vec![0; n],
             fill: self.fill_string()?,
             // Fixed-width strings have no NA: "" (all NULs) is just "".
-            marks_na: self.meta.fill_marks_na && self.chain.fixed_string().is_none(),
+            marks_na: self.fill_marks_na() && self.chain.fixed_string().is_none(),
         };
         if n == 0 {
             return Ok((read, vec![]));
