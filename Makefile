@@ -15,6 +15,7 @@ export R_LIBS := $(R_LIB)
 export R_LIBS_USER := $(R_LIB)
 export ZARR_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
 export ZARR_TEST_VENV ?= $(CURDIR)/.venv
+export ZARR_TEST_XARRAY_VENV ?= $(CURDIR)/.venv-xarray
 
 .PHONY: deps install demo test test-rust test-r lint check bench document clean
 

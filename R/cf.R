@@ -40,8 +40,9 @@
 #' with `units` "hours" etc.) read as difftime in seconds, its booleans
 #' (int8 with `dtype: "bool"`) as logical. Arrays of zarr-python's
 #' `numpy.datetime64` and `numpy.timedelta64` data types read as POSIXct and
-#' difftime too. Strings, complex numbers and bool arrays are read as they
-#' are.
+#' difftime too. Complex numbers and bool arrays are read as they are;
+#' strings too, but a string fill value other than "" (such as this
+#' package's default, U+2400) still marks `NA`.
 #'
 #' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
 #' every array then reads its stored values under the Zarr rule.

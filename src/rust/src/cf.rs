@@ -280,7 +280,10 @@ impl Cf {
     /// holds strings, which CF leaves alone).
     pub fn of(meta: &ArrayMetadata) -> Result<Option<Cf>> {
         let dtype = meta.data_type;
-        if !is_cf_variable(meta) {
+        // Strings keep a fill value of their own as NA (this package's
+        // U+2400); the empty one that zarr-python and xarray write is text.
+        let own_string_fill = dtype == DataType::String && !meta.fill_value.bytes.is_empty();
+        if !is_cf_variable(meta) || own_string_fill {
             return Ok(None);
         }
         let attrs = &meta.attributes;
@@ -669,6 +672,14 @@ mod tests {
         assert_eq!(cf.kind, CfKind::Number);
         assert!(cf.note.as_deref().unwrap().contains("noleap"));
         assert_eq!(cf.decode(3.0), 3.0);
+    }
+
+    #[test]
+    fn strings_keep_a_fill_value_of_their_own_as_na() {
+        let a = array("string", json!("\u{2400}"), json!({}), true);
+        assert_eq!(Cf::of(&a).unwrap(), None);
+        let a = array("string", json!(""), json!({}), true);
+        assert!(!Cf::of(&a).unwrap().unwrap().active());
     }
 
     #[test]
