@@ -64,7 +64,9 @@
 #' a$set_attribute("_FillValue", -1)
 #' a[] <- c(10, 10.5, NA, 12)
 #' a[]
-#' withr::with_options(list(zarr.cf_decode = FALSE), a[])
+#' old <- options(zarr.cf_decode = FALSE)
+#' a[] # the stored values
+#' options(old)
 NULL
 
 # Whether reads decode CF (the option zarr.cf_decode, TRUE by default).
