@@ -107,7 +107,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// optional UTC offset ("+05:30", " -3") or "UTC".
 fn parse_reference(text: &str) -> Option<f64> {
     let t = text.trim();
-    let (date, rest) = match t.find(|c: char| c == ' ' || c == 'T') {
+    let (date, rest) = match t.find([' ', 'T']) {
         Some(i) => (&t[..i], t[i + 1..].trim()),
         None => (t, ""),
     };

@@ -40,7 +40,7 @@ fn length_bytes(config: Option<&Map<String, Value>>, name: &str) -> Result<usize
         .and_then(|c| c.get("length_bytes"))
         .and_then(Value::as_u64)
     {
-        Some(n) if n >= 1 && n <= 1 << 26 => Ok(n as usize),
+        Some(n) if (1..=1 << 26).contains(&n) => Ok(n as usize),
         _ => Err(bad(format!(
             "{name} needs a positive integer length_bytes in its configuration"
         ))),
