@@ -93,7 +93,9 @@ zarr_array <- R6::R6Class("zarr_array",
     # The engine's handle: CF-decoding (see cf_decoding) or raw.
     engine = function(decode = cf_decode()) {
       key <- if (decode) "cf" else "raw"
-      if (is.null(private$.handle[[key]])) private$.handle[[key]] <- open_array_engine(private$.store, self$path, decode)
+      if (is.null(private$.handle[[key]])) {
+        private$.handle[[key]] <- open_array_engine(private$.store, self$path, decode)
+      }
       private$.handle[[key]]
     },
     # What every `[` needs, derived from the metadata once rather than on

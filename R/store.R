@@ -362,7 +362,8 @@ consolidated_entries <- function(store, root_meta, root_txt) {
   priv$.consolidated_json <- unlist(docs[!unreadable])
   entries <- lapply(docs, function(d) {
     if (!inherits(d, "zarr_error")) return(parse_json(d))
-    list(node_type = "array", unreadable = list(kind = sub("^zarr_error_", "", class(d)[1L]), message = conditionMessage(d)))
+    kind <- sub("^zarr_error_", "", class(d)[1L])
+    list(node_type = "array", unreadable = list(kind = kind, message = conditionMessage(d)))
   })
   entries[nzchar(names(entries))]
 }
