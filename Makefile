@@ -20,6 +20,7 @@ export ZARR_TEST_VENV ?= $(CURDIR)/.venv
 export ZARR_TEST_PYTHON := true
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 TARBALL := zarr_$(VERSION).tar.gz
+export ZARR_TEST_XARRAY_VENV ?= $(CURDIR)/.venv-xarray
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean
 

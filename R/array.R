@@ -53,7 +53,7 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   largest number given, as the manual has it: `c(1, 3)` is rows 1 to
     #'   3). For other index sets use `[`, which follows R's rules.
     #' @return A vector (one dimension), matrix or array.
-    read = function(selection = NULL) array_read(self, private$engine(), selection),
+    read = function(selection = NULL) array_read(self, private$read_info(), selection),
     #' @description Write data into the array.
     #' @param data A vector, matrix or array of the selection's shape; extents
     #'   of 1 are recycled along the selection (a single value fills it).
@@ -62,7 +62,7 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   the origin it covers; a vector as long as the array fills it.
     #' @return Self, invisibly.
     write = function(data, selection = NULL) {
-      array_write(self, private$engine(), data, selection)
+      array_write(self, private$read_info(), private$engine(FALSE), data, selection)
       invisible(self)
     },
     #' @description Change the shape of the array: grow or shrink any
@@ -118,7 +118,10 @@ zarr_array <- R6::R6Class("zarr_array",
   ),
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
-    data_type = function(value) zarr_data_type$new(private$.metadata$data_type, private$.metadata$fill_value),
+    data_type = function(value) {
+      dt <- core_data_type(private$.metadata$data_type, private$.metadata$fill_value)
+      zarr_data_type$new(dt$data_type, dt$fill_value)
+    },
     #' @field shape (read-only) The shape of the array, an integer vector
     #'   (double where an extent exceeds R's integers).
     shape = function(value) as_extents(unlist(private$.metadata$shape)),
@@ -139,24 +142,30 @@ zarr_array <- R6::R6Class("zarr_array",
     }
   ),
   private = list(
-    .handle = NULL,
-    .read_info = NULL,
-    engine = function() {
-      if (is.null(private$.handle)) private$.handle <- open_array_engine(private$.store, self$path)
-      private$.handle
+    .handle = list(),
+    .read_info = list(),
+    # The engine's handle: CF-decoding (see cf_decoding) or raw.
+    engine = function(decode = cf_decode()) {
+      key <- if (decode) "cf" else "raw"
+      if (is.null(private$.handle[[key]])) {
+        private$.handle[[key]] <- open_array_engine(private$.store, self$path, decode)
+      }
+      private$.handle[[key]]
     },
     # What every `[` needs, derived from the metadata once rather than on
     # each call: rebuilding it took about a sixth of a one-element read.
-    read_info = function() {
-      if (is.null(private$.read_info)) {
-        private$.read_info <- list(handle = private$engine(), shape = self$shape,
-                                   dim_names = names(dimnames(self)))
+    read_info = function(decode = cf_decode()) {
+      key <- if (decode) "cf" else "raw"
+      if (is.null(private$.read_info[[key]])) {
+        handle <- private$engine(decode)
+        private$.read_info[[key]] <- list(handle = handle, shape = self$shape,
+                                          dim_names = names(dimnames(self)), cf = cf_info(handle))
       }
-      private$.read_info
+      private$.read_info[[key]]
     },
     metadata_changed = function() {
-      private$.handle <- NULL
-      private$.read_info <- NULL
+      private$.handle <- list()
+      private$.read_info <- list()
       invisible(NULL)
     }
   )
@@ -172,11 +181,11 @@ as_extents <- function(x) {
 # The engine's handle of the array at `path`: from the metadata document
 # the store object read or wrote last (node_json_get()), so that the store
 # is not read again; from the store when it has none.
-open_array_engine <- function(store, path) {
+open_array_engine <- function(store, path, decode) {
   key <- node_key_path(path)
   txt <- node_json_get(store, key)
-  if (is.null(txt)) return(zarr_call(rz_array_open(store_handle(store), key)))
-  zarr_call(rz_array_attach(store_handle(store), key, txt))
+  if (is.null(txt)) return(zarr_call(rz_array_open(store_handle(store), key, decode)))
+  zarr_call(rz_array_attach(store_handle(store), key, txt, decode))
 }
 
 # A selection of index vectors (as `[` and `[<-` resolve them) for the
@@ -267,27 +276,32 @@ selection_shape <- function(sel, shape) {
 array_what <- function(arr) sprintf("array '%s'", arr$path)
 
 # Read a selection given as in `zarr_array$read()`: ranges per dimension.
-array_read <- function(arr, handle, selection) {
-  engine_read(handle, range_selection(selection, arr$shape, array_what(arr)), FALSE, NULL)
+array_read <- function(arr, info, selection) {
+  engine_read(info, range_selection(selection, arr$shape, array_what(arr)), FALSE, NULL)
 }
 
 # Read an engine selection (see engine_selection()) through `handle`. With
 # `as_array`, the result is an array for any number of dimensions, with
 # `dim_names`; the engine sets these attributes, since setting them in R
 # would copy the result.
-engine_read <- function(handle, sel, as_array, dim_names) {
-  zarr_call(rz_array_read(handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
-                          as_array, dim_names))
+# `info` is the array's read_info: its handle and CF decoding.
+engine_read <- function(info, sel, as_array, dim_names) {
+  out <- zarr_call(rz_array_read(info$handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
+                                 as_array, dim_names))
+  cf_classes(out, info$cf)
 }
 
 # The array's handle, shape and dimension names (see read_info).
 array_read_info <- function(arr) arr$.__enclos_env__$private$read_info()
 
+# The raw (not CF-decoding) handle that writes go through, after cf_encode().
+array_write_handle <- function(arr) arr$.__enclos_env__$private$engine(FALSE)
+
 # Write as `zarr_array$write()` does: `selection` holds ranges. Without a
 # selection, data with the array's rank (a vector for a 1-d array) goes to
 # the block at the origin that it covers, as the manual has it; a plain
 # vector of the array's length fills the whole array.
-array_write <- function(arr, handle, data, selection) {
+array_write <- function(arr, info, handle, data, selection) {
   what <- array_what(arr)
   shape <- arr$shape
   if (is.null(selection) && length(shape)) {
@@ -299,6 +313,7 @@ array_write <- function(arr, handle, data, selection) {
   }
   sel <- range_selection(selection, shape, what)
   data <- broadcast_to(data, selection_shape(sel, shape), what)
+  data <- cf_encode(data, info$cf, arr$data_type$data_type, what)
   engine_write(arr, handle, data, sel)
 }
 
@@ -365,6 +380,7 @@ array_print <- function(arr) {
   cat("chunks     : ", if (length(chunks)) paste(chunks, collapse = " x ") else "(scalar)", " (",
       format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")
   cat("codecs     : ", paste(codec_names(meta$codecs), collapse = ", "), "\n", sep = "")
+  cf_print(arr$.__enclos_env__$private$read_info()$cf)
   keys <- arr$store$list_prefix(arr$prefix)
   keys <- keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
   stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))

@@ -143,6 +143,9 @@ insert_codec <- function(codecs, name, configuration, position) {
 #' variable-length strings. Set `portable = TRUE` to drop the transpose codec and
 #' store row-major chunks, as most other Zarr tools write them; R data is
 #' then permuted while it is written and read (by the engine, in parallel).
+#' Zarr v2 arrays are stored in C order (row-major) unless the caller sets
+#' `portable = FALSE` or adds a `transpose` codec: that is the order every
+#' v2 reader supports.
 #'
 #' Shape and chunk shape are always in R (= Zarr) dimension order: `arr[i, j]`
 #' in R is element `(i-1, j-1)` of the Zarr array in any Zarr tool.
@@ -207,6 +210,7 @@ array_builder <- R6::R6Class("array_builder",
         builder_set_fixed_string(private, configuration)
         return(invisible(self))
       }
+      if (codec == "transpose") private$.order_chosen <- TRUE
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
       new <- insert_codec(private$.codecs, codec, cfg, .position)
       if (!is.null(new)) private$.codecs <- new
@@ -250,6 +254,7 @@ array_builder <- R6::R6Class("array_builder",
     portable = function(value) {
       if (missing(value)) return(!"transpose" %in% codec_names(private$.codecs))
       check_flag(value, "portable")
+      private$.order_chosen <- TRUE
       builder_set_portable(private, value)
     },
     #' @field data_type The data type name; setting it resets the fill
@@ -311,9 +316,20 @@ array_builder <- R6::R6Class("array_builder",
     .codecs = list(),
     .attributes = NULL,
     .dimension_names = NULL,
-    .chunk_key_encoding = NULL
+    .chunk_key_encoding = NULL,
+    # Whether the caller chose the storage order (portable, or a transpose
+    # codec of their own); if not, a v2 array is stored in C order.
+    .order_chosen = FALSE
   )
 )
+
+# The codecs of a v2 array whose caller did not choose the storage order:
+# without the default transpose codec, that is in C order, which every v2
+# reader supports ("order": "F" is refused by some, zarrs among them).
+v2_default_order <- function(codecs, order_chosen) {
+  if (order_chosen) return(codecs)
+  codecs[codec_names(codecs) != "transpose"]
+}
 
 check_shape <- function(value, arg, allow_zero) {
   lo <- if (allow_zero) 0 else 1
@@ -353,7 +369,7 @@ builder_metadata <- function(self, private, format = "list") {
     chunk_grid = list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape))),
     chunk_key_encoding = private$.chunk_key_encoding %||% default_keys,
     fill_value = dt$fill_value,
-    codecs = private$.codecs,
+    codecs = if (private$.format == 2L) v2_default_order(private$.codecs, private$.order_chosen) else private$.codecs,
     attributes = attrs
   )
   if (!is.null(private$.dimension_names)) meta$dimension_names <- private$.dimension_names

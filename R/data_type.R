@@ -145,6 +145,22 @@ fill_value_r <- function(fill, data_type) {
   fill
 }
 
+# The data type and fill value the engine reads an array's metadata as.
+# zarr-python 3's NumPy data types are objects in zarr.json: fixed-width
+# strings read as string, datetime64/timedelta64 as int64 with NaT (the
+# smallest int64) as the fill value; R/cf.R turns the latter into times.
+core_data_type <- function(data_type, fill_value) {
+  if (!is.list(data_type)) return(list(data_type = data_type, fill_value = fill_value))
+  switch(data_type$name,
+    fixed_length_utf32 = , null_terminated_bytes = list(data_type = "string", fill_value = ""),
+    numpy.datetime64 = , numpy.timedelta64 = list(
+      data_type = "int64",
+      fill_value = if (identical(fill_value, "NaT")) "-9223372036854775808" else fill_value
+    ),
+    list(data_type = data_type$name, fill_value = fill_value)
+  )
+}
+
 #' Zarr data types
 #'
 #' A Zarr data type and its fill value. The R type each data type reads
@@ -164,6 +180,10 @@ fill_value_r <- function(fill, data_type) {
 #' "|S5") are of data type string too: they read into character vectors,
 #' with no `NA` (an empty element is ""). To create one, add the codec
 #' "numpy.fixed_string" to an [array_builder] of data type string.
+#' zarr-python 3's `fixed_length_utf32` and `null_terminated_bytes` (Zarr
+#' v3) read the same way, and its `numpy.datetime64` and
+#' `numpy.timedelta64` read as int64 whose NaT is the fill value; `[` turns
+#' them into times (see [cf_decoding]).
 #'
 #' @docType class
 #' @export

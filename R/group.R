@@ -153,15 +153,53 @@ group_find_children <- function(group) {
   out <- list()
   for (s in subs) {
     name <- sub(".*/", "", s)
-    # A node this version cannot represent yet must not hide its siblings.
-    meta <- tryCatch(store$get_metadata(s), zarr_error_unsupported = function(e) {
-      zarr_warn(sprintf("node '/%s' skipped: %s", s, conditionMessage(e)))
-      NULL
-    })
-    if (!is.null(meta)) out[[length(out) + 1L]] <- build_node(name, meta, group, store)
+    meta <- child_metadata(store, s, warn = FALSE)
+    if (is.null(meta)) next
+    out[[length(out) + 1L]] <- if (is.null(meta$unreadable)) {
+      build_node(name, meta, group, store)
+    } else {
+      zarr_unreadable_node$new(name, meta, group)
+    }
   }
   out
 }
+
+# The metadata of the node at `path`, or for a node whose metadata this
+# package cannot represent, a stand-in holding the error: one such node
+# must not hide its siblings. Listings of paths (`arrays`, `groups`) warn
+# about it each time; the hierarchy marks it.
+child_metadata <- function(store, path, warn = TRUE) {
+  unreadable <- function(e) {
+    if (warn) unreadable_warn(path, conditionMessage(e))
+    kind <- sub("^zarr_error_", "", class(e)[1L])
+    list(node_type = "array", unreadable = list(kind = kind, message = conditionMessage(e)))
+  }
+  tryCatch(store$get_metadata(path), zarr_error_unsupported = unreadable, zarr_error_metadata = unreadable)
+}
+
+unreadable_warn <- function(path, message) {
+  zarr_warn(sprintf("node '%s' skipped: %s", sub("^/*", "/", path), message))
+}
+
+# The error a node that cannot be read raises when it is opened: the class
+# of the original failure, with the node's path in the message.
+unreadable_abort <- function(node) {
+  u <- node$metadata$unreadable
+  zarr_abort(u$kind, sprintf("node '%s' cannot be opened: %s", node$path, u$message))
+}
+
+# A node listed in a hierarchy whose metadata this package cannot read:
+# it is shown (marked) by print() and hierarchy(), left out of `arrays`,
+# `groups` and counts, and raises its error when it is opened.
+zarr_unreadable_node <- R6::R6Class("zarr_unreadable_node",
+  inherit = zarr_node,
+  public = list(
+    print = function(...) {
+      cat("<Zarr node, unreadable> ", self$path, "\n", self$metadata$unreadable$message, "\n", sep = "")
+      invisible(self)
+    }
+  )
+)
 
 collect_paths <- function(group, cls) {
   # Paths need no node objects: below a group whose children were never
@@ -172,7 +210,9 @@ collect_paths <- function(group, cls) {
   out <- character(0)
   if (cls == "zarr_group") out <- group$path
   for (ch in group$children) {
-    if (inherits(ch, "zarr_group")) {
+    if (inherits(ch, "zarr_unreadable_node")) {
+      unreadable_warn(ch$path, ch$metadata$unreadable$message)
+    } else if (inherits(ch, "zarr_group")) {
       out <- c(out, collect_paths(ch, cls))
     } else if (cls == "zarr_array") {
       out <- c(out, ch$path)
@@ -190,11 +230,8 @@ walk_paths <- function(store, path, cls) {
     character(0)
   })
   for (s in subs) {
-    meta <- tryCatch(store$get_metadata(s), zarr_error_unsupported = function(e) {
-      zarr_warn(sprintf("node '/%s' skipped: %s", s, conditionMessage(e)))
-      NULL
-    })
-    if (is.null(meta)) next
+    meta <- child_metadata(store, s)
+    if (is.null(meta) || !is.null(meta$unreadable)) next
     if (identical(meta$node_type, "group")) {
       out <- c(out, walk_paths(store, paste0("/", s), cls))
     } else if (cls == "zarr_array") {
@@ -214,6 +251,7 @@ group_get_node <- function(group, path) {
     } else if (inherits(node, "zarr_group")) {
       hit <- Filter(function(ch) ch$name == p, node$children)
       node <- if (length(hit)) hit[[1L]] else child_by_path(node, p)
+      if (inherits(node, "zarr_unreadable_node")) unreadable_abort(node)
     } else {
       node <- NULL
     }
@@ -257,7 +295,9 @@ group_print <- function(group) {
 
 # The tree below a node, one line per node.
 hierarchy_lines <- function(node, indent = "") {
-  label <- if (inherits(node, "zarr_array")) {
+  label <- if (inherits(node, "zarr_unreadable_node")) {
+    sprintf("%s <unreadable: %s>", node$name, node$metadata$unreadable$message)
+  } else if (inherits(node, "zarr_array")) {
     sprintf("%s %s [%s] %s", if (nzchar(node$name)) node$name else "/", "<array>",
             paste(node$shape, collapse = " x "), node$data_type$data_type)
   } else {

@@ -118,7 +118,7 @@ resolve_index <- function(i, n, names, d, what) {
   }
   # index_args() checked the indices: straight to the engine's form.
   sel <- lapply(seq_len(nd), function(d) if (is.null(sel[[d]])) engine_whole(shape[d]) else engine_dim(sel[[d]]))
-  out <- engine_read(info$handle, sel, TRUE, info$dim_names)
+  out <- engine_read(info, sel, TRUE, info$dim_names)
   if (!drop) return(out)
   if (nd == 1L) plain_vector(out) else drop(out)
 }
@@ -149,7 +149,7 @@ index_points <- function(x, i) {
   if (!nrow(subs)) return(empty_result(x, list(numeric(0)), TRUE))
   sel <- lapply(seq_along(shape), function(d) sort(unique(subs[, d])))
   info <- array_read_info(x)
-  block <- engine_read(info$handle, engine_selection(sel, shape, what), FALSE, NULL)
+  block <- engine_read(info, engine_selection(sel, shape, what), FALSE, NULL)
   dim(block) <- lengths(sel)
   local <- vapply(seq_along(shape), function(d) match(subs[, d], sel[[d]]), integer(nrow(subs)))
   block[matrix(local, ncol = length(shape))]
@@ -193,7 +193,9 @@ empty_result <- function(x, sel, drop) {
   dim(value) <- NULL
   if (length(value) != n) value <- value[rep_len(seq_along(value), n)]
   full <- lapply(seq_along(sel), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
-  engine_write(x, array_read_info(x)$handle, value, engine_selection(full, x$shape, array_what(x)))
+  what <- array_what(x)
+  value <- cf_encode(value, array_read_info(x)$cf, x$data_type$data_type, what)
+  engine_write(x, array_write_handle(x), value, engine_selection(full, x$shape, what))
   x
 }
 
@@ -296,7 +298,7 @@ NULL
 #' @export
 as.array.zarr_array <- function(x, ...) {
   info <- array_read_info(x)
-  engine_read(info$handle, NULL, TRUE, info$dim_names)
+  engine_read(info, NULL, TRUE, info$dim_names)
 }
 
 #' @rdname zarr-conversions

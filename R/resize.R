@@ -57,7 +57,7 @@ grid_chunk_shape <- function(meta) as.numeric(unlist(meta$chunk_grid$configurati
 
 # An engine handle on `meta` for the array at `path`, without storing it.
 engine_on <- function(store, path, meta) {
-  zarr_call(rz_array_attach(store_handle(store), node_key_path(path), metadata_json(meta)))
+  zarr_call(rz_array_attach(store_handle(store), node_key_path(path), metadata_json(meta), FALSE))
 }
 
 # `arr` must be writable and have a regular grid.
@@ -251,6 +251,7 @@ array_append <- function(arr, x, along) {
   sel <- lapply(seq_len(nd), function(d) engine_whole(shape[d]))
   sel[[along]] <- structure(c(shape[along], xd[along]), zarr_range = TRUE)
   dim(x) <- NULL
+  x <- cf_encode(x, array_read_info(arr)$cf, arr$data_type$data_type, what)
   engine_write(arr, handle, x, sel)
   store_new_metadata(arr, new_meta)
 }

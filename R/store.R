@@ -376,7 +376,11 @@ store_private <- function(store) store$.__enclos_env__$private
 store_get_metadata <- function(self, prefix) {
   path <- node_key_path(prefix)
   cons <- store_private(self)$.consolidated
-  if (nzchar(path) && !is.null(cons[[path]])) return(cons[[path]])
+  if (nzchar(path) && !is.null(cons[[path]])) {
+    u <- cons[[path]]$unreadable
+    if (!is.null(u)) zarr_abort(u$kind, u$message)
+    return(cons[[path]])
+  }
   txt <- with_context(zarr_call(rz_node_metadata(store_handle(self), path)), sprintf("node '/%s'", path))
   if (is.null(txt)) return(NULL)
   meta <- parse_json(txt)
@@ -404,10 +408,38 @@ consolidated_entries <- function(store, root_meta, root_txt) {
   if (is.null(raw)) return(NULL)
   txt <- rawToChar(raw)
   Encoding(txt) <- "UTF-8"
-  docs <- with_context(zarr_call(rz_consolidated_v2(txt)), "'.zmetadata'")
-  priv$.consolidated_json <- docs
-  entries <- lapply(docs, parse_json)
+  docs <- tryCatch(zarr_call(rz_consolidated_v2(txt)), zarr_error = function(e) consolidated_v2_nodes(txt))
+  unreadable <- vapply(docs, inherits, logical(1), "zarr_error")
+  priv$.consolidated_json <- unlist(docs[!unreadable])
+  entries <- lapply(docs, function(d) {
+    if (!inherits(d, "zarr_error")) return(parse_json(d))
+    kind <- sub("^zarr_error_", "", class(d)[1L])
+    list(node_type = "array", unreadable = list(kind = kind, message = conditionMessage(d)))
+  })
   entries[nzchar(names(entries))]
+}
+
+# .zmetadata one node at a time, for when a node in it cannot be read:
+# each node's documents or the error that node raises.
+consolidated_v2_nodes <- function(txt) {
+  doc <- tryCatch(parse_json(txt), error = function(e) NULL)
+  meta <- doc$metadata
+  if (!is.list(meta)) zarr_abort("metadata", "'.zmetadata' must hold a 'metadata' object")
+  keys <- names(meta)
+  kinds <- sub("^(.*/)?", "", keys)
+  paths <- sub("/?[^/]*$", "", keys)
+  node_paths <- unique(paths[kinds %in% c(".zarray", ".zgroup")])
+  out <- lapply(node_paths, function(p) {
+    own <- keys[paths == p]
+    one <- list(metadata = meta[own], zarr_consolidated_format = 1L)
+    res <- tryCatch(zarr_call(rz_consolidated_v2(as.character(to_json(one, pretty = FALSE)))),
+                    zarr_error = function(e) e)
+    if (!inherits(res, "zarr_error")) return(unname(res[match(p, names(res))]))
+    res$message <- sprintf("'.zmetadata', node '/%s': %s", p, conditionMessage(res))
+    res
+  })
+  names(out) <- node_paths
+  out
 }
 
 # The metadata documents of arrays as this store object last read or wrote
@@ -539,8 +571,13 @@ check_no_node <- function(store, path) {
 # Array metadata in the format of the store it goes into: a Zarr v2 store
 # gets v2 arrays (chunk keys "0.0" rather than "c/0/0").
 as_store_format <- function(metadata, version) {
-  if (inherits(metadata, "array_builder")) metadata <- metadata$metadata()
+  order_chosen <- TRUE
+  if (inherits(metadata, "array_builder")) {
+    order_chosen <- metadata$.__enclos_env__$private$.order_chosen
+    metadata <- metadata$metadata()
+  }
   if (identical(as.integer(version), 2L) && !identical(as.integer(metadata$zarr_format), 2L)) {
+    metadata$codecs <- v2_default_order(metadata$codecs, order_chosen)
     metadata$zarr_format <- 2L
     metadata$chunk_key_encoding <- list(name = "v2", configuration = list(separator = "."))
   }

@@ -136,6 +136,8 @@ zarr_consolidate <- function(self) {
   entries <- list()
   walk <- function(g) {
     for (ch in g$children) {
+      # A node this package cannot read stays in the store, out of the index.
+      if (inherits(ch, "zarr_unreadable_node")) next
       meta <- ch$metadata
       meta$consolidated_metadata <- NULL
       entries[[node_key_path(ch$path)]] <<- meta
@@ -201,8 +203,11 @@ zarr_print <- function(z) {
   if (inherits(root, "zarr_array")) {
     cat("root  : array [", paste(root$shape, collapse = " x "), "] ", root$data_type$data_type, "\n", sep = "")
   } else {
-    cat("root  : group with ", length(z$groups) - 1L, " sub-group", if (length(z$groups) != 2L) "s", " and ",
-        length(z$arrays), " array", if (length(z$arrays) != 1L) "s", "\n", sep = "")
+    # (the hierarchy, not this summary, shows a node that cannot be read)
+    groups <- suppressWarnings(z$groups, classes = "zarr_warning")
+    arrays <- suppressWarnings(z$arrays, classes = "zarr_warning")
+    cat("root  : group with ", length(groups) - 1L, " sub-group", if (length(groups) != 2L) "s", " and ",
+        length(arrays), " array", if (length(arrays) != 1L) "s", "\n", sep = "")
   }
   root$print_attributes()
   invisible(z)

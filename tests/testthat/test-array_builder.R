@@ -353,3 +353,29 @@ test_that("print() of a builder shows its definition", {
   expect_output(print(b), "transpose, bytes, blosc")
   expect_output(print(array_builder$new()), "not set")
 })
+
+test_that("v2 arrays are stored in C order unless the caller asks for F", {
+  zarray_order <- function(path, name) {
+    jsonlite::fromJSON(file.path(path, name, ".zarray"))$order
+  }
+  path <- local_store_path()
+  z <- create_zarr(path, zarr_format = 2)
+  x <- matrix(1:12, 3, 4)
+  z$add_array("/", "c", define_array("int32", c(3, 4)))$write(x)
+  f <- define_array("int32", c(3, 4))
+  f$portable <- FALSE
+  z$add_array("/", "f", f)$write(x)
+  b <- define_array("int32", c(3, 4))
+  b$format <- 2
+  expect_null(Find(function(c) identical(c$name, "transpose"), b$metadata()$codecs))
+  expect_identical(zarray_order(path, "c"), "C")
+  expect_identical(zarray_order(path, "f"), "F")
+  z2 <- open_zarr(path)
+  expect_identical(z2[["/c"]][], x)
+  expect_identical(z2[["/f"]][], x)
+  # as_zarr() into a new v2 store
+  p2 <- local_store_path()
+  as_zarr(x, location = p2, zarr_format = 2)
+  expect_identical(jsonlite::fromJSON(file.path(p2, ".zarray"))$order, "C")
+  expect_identical(open_zarr(p2)[["/"]][], x)
+})

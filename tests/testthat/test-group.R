@@ -257,3 +257,69 @@ test_that("build_hierarchy() finds nodes added to the store by another handle", 
   root$build_hierarchy()
   expect_identical(child_names(root), "late")
 })
+
+# ---- a node that cannot be read never takes its store down ------------------
+
+# A store with arrays "good" and "bad" (and a group "g" holding "inner");
+# `break_it` spoils bad's metadata after the store is written.
+unreadable_store <- function(format, consolidated, env = parent.frame()) {
+  path <- local_store_path(env)
+  z <- create_zarr(path, zarr_format = format)
+  z$add_array("/", "good", define_array("int32", 3))$write(1:3)
+  z$add_array("/", "bad", define_array("int32", 3))$write(4:6)
+  z$add_group("/", "g")
+  z$add_array("/g", "inner", define_array("float64", 2))$write(c(0.5, 1.5))
+  if (consolidated) z$consolidate()
+  spoil <- function(m) {
+    if (format == 3L) m$data_type <- "bfloat16" else m$dtype <- "<x9"
+    m
+  }
+  if (format == 3L) {
+    fe_edit <- function(file) {
+      m <- jsonlite::fromJSON(file, simplifyVector = FALSE)
+      if (!is.null(m$consolidated_metadata)) {
+        m$consolidated_metadata$metadata$bad <- spoil(m$consolidated_metadata$metadata$bad)
+      } else {
+        m <- spoil(m)
+      }
+      writeLines(as.character(jsonlite::toJSON(m, auto_unbox = TRUE, null = "null", digits = NA)), file)
+    }
+    fe_edit(file.path(path, "bad", "zarr.json"))
+    if (consolidated) fe_edit(file.path(path, "zarr.json"))
+  } else {
+    f <- file.path(path, "bad", ".zarray")
+    m <- spoil(jsonlite::fromJSON(f, simplifyVector = FALSE))
+    writeLines(as.character(jsonlite::toJSON(m, auto_unbox = TRUE, null = "null", digits = NA)), f)
+    if (consolidated) {
+      zm <- file.path(path, ".zmetadata")
+      m <- jsonlite::fromJSON(zm, simplifyVector = FALSE)
+      m$metadata[["bad/.zarray"]] <- spoil(m$metadata[["bad/.zarray"]])
+      writeLines(as.character(jsonlite::toJSON(m, auto_unbox = TRUE, null = "null", digits = NA)), zm)
+    }
+  }
+  path
+}
+
+test_that("a store holding an array it cannot read opens, lists and reads every other node, each time alike", {
+  for (format in c(3L, 2L)) for (consolidated in c(FALSE, TRUE)) {
+    what <- sprintf("v%d, consolidated %s", format, consolidated)
+    path <- unreadable_store(format, consolidated)
+    for (round in 1:2) {
+      z <- open_zarr(path)
+      expect_warning(arrays <- z$arrays, class = "zarr_warning", regexp = "'/bad' skipped")
+      expect_identical(sort(arrays), c("/g/inner", "/good"), info = what)
+      expect_warning(groups <- z$groups, class = "zarr_warning", regexp = "'/bad' skipped")
+      expect_identical(sort(groups), c("/", "/g"), info = what)
+      expect_identical(as.vector(z[["/good"]][]), 1:3, info = what)
+      expect_identical(as.vector(z[["/g/inner"]][]), c(0.5, 1.5), info = what)
+      expect_output(print(z), "Zarr", info = what)
+      out <- capture.output(z$hierarchy())
+      expect_true(any(grepl("bad <unreadable: .*(bfloat16|<x9)", out)), info = what)
+      expect_true(any(grepl("good <array>", out, fixed = TRUE)), info = what)
+      kind <- if (format == 3L) "zarr_error_unsupported" else "zarr_error_metadata"
+      err <- expect_error(z[["/bad"]], class = kind, info = what)
+      expect_match(conditionMessage(err), "node '/bad' cannot be opened", fixed = TRUE)
+      expect_match(conditionMessage(err), if (format == 3L) "bfloat16" else "<x9", fixed = TRUE)
+    }
+  }
+})

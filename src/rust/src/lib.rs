@@ -3,6 +3,7 @@
 //! Every module except `r` is plain Rust with no knowledge of R, so the
 //! whole engine is covered by `cargo test --no-default-features`.
 
+pub mod cf;
 pub mod codec;
 pub mod convert;
 pub mod dtype;

@@ -43,6 +43,9 @@ pub struct Materialize<'a> {
     pub dtype: DataType,
     pub fill: &'a [u8],
     pub na: NaRule,
+    /// CF decoding of reads (`cf.rs`): when set, it converts each element
+    /// in place of the rules above.
+    pub cf: Option<&'a crate::cf::Cf>,
 }
 
 /// Counts of values that could not be represented exactly on read.
@@ -87,6 +90,9 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
         lossy: &Lossy,
     ) {
+        if let Some(cf) = self.cf {
+            return cf.read_into(self.dtype, src, src_strides, dst, spans);
+        }
         let c = ChunkRead {
             dtype: self.dtype,
             fill: self.fill,

@@ -157,6 +157,7 @@ pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) ->
             dtype,
             fill,
             na: NaRule::Fill,
+            cf: None,
         }
         .write_from(
             &src,
@@ -197,6 +198,7 @@ pub fn decode_elements(
             dtype,
             fill,
             na: NaRule::Fill,
+            cf: None,
         }
         .read_into(
             bytes.as_ptr(),

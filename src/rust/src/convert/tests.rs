@@ -306,6 +306,7 @@ fn streamed_reads_match_plain_reads() {
                 dtype: DataType::Float64,
                 fill: &f64::NAN.to_ne_bytes(),
                 na: NaRule::Fill,
+                cf: None,
             }
             .read_into(src.as_ptr(), &[1, 5, 35], &p, &spans, &lossy)
         };
@@ -369,6 +370,7 @@ fn fill_values_read_as_na() {
             dtype: DataType::Float64,
             fill: &0f64.to_ne_bytes(),
             na: NaRule::Fill,
+            cf: None,
         }
         .read_into(src.as_ptr(), &[1], &p, &spans, &lossy)
     };
@@ -392,6 +394,7 @@ fn uint64_above_i64_max_reads_as_na_with_a_warning() {
             dtype: DataType::UInt64,
             fill: &0u64.to_ne_bytes(),
             na: NaRule::Fill,
+            cf: None,
         }
         .read_into(
             src.as_ptr(),
@@ -415,6 +418,7 @@ fn writes_map_na_to_fill_and_check_ranges() {
             dtype: DataType::Int16,
             fill: &(-9i16).to_ne_bytes(),
             na: NaRule::Fill,
+            cf: None,
         }
         .write_from(&src, dst.as_mut_ptr(), &[1], &to_spans(&[vec![(0, 0, 3)]]))
     };

@@ -22,6 +22,7 @@ mod write;
 
 pub use strings::StringRead;
 
+use crate::cf::Cf;
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{Materialize, NaRule};
 use crate::error::{Result, ZarrError};
@@ -64,6 +65,9 @@ pub struct Array {
     pub path: String,
     pub meta: ArrayMetadata,
     pub chain: CodecChain,
+    /// CF decoding of reads (`cf.rs`), when it was asked for and the array
+    /// is a CF variable; its missing values then replace the fill value's.
+    pub cf: Option<Cf>,
 }
 
 /// The store key of the metadata document of the node at `path`.
@@ -121,7 +125,26 @@ impl Array {
             path,
             meta,
             chain,
+            cf: None,
         })
+    }
+
+    /// Decode reads the CF way (see `cf.rs`) from now on, if the array is
+    /// a CF variable.
+    pub fn with_cf(mut self) -> Result<Array> {
+        self.cf = Cf::of(&self.meta).map_err(|e| e.context(&self.what()))?;
+        Ok(self)
+    }
+
+    /// The CF decoding that changes elements, if any.
+    pub fn active_cf(&self) -> Option<&Cf> {
+        self.cf.as_ref().filter(|c| c.active())
+    }
+
+    /// Whether elements equal to the fill value read as NA: not in a CF
+    /// variable, where the CF attributes say what is missing.
+    pub fn fill_marks_na(&self) -> bool {
+        self.meta.fill_marks_na && self.cf.is_none()
     }
 
     /// Open the array whose zarr.json is at `path` in `store`.
@@ -183,7 +206,8 @@ impl Array {
         Materialize {
             dtype: self.meta.data_type,
             fill: &self.meta.fill_value.bytes,
-            na: NaRule::of(self.meta.fill_marks_na),
+            na: NaRule::of(self.fill_marks_na()),
+            cf: self.active_cf(),
         }
     }
 

@@ -92,6 +92,7 @@ impl Array {
         // Columns shorter than this would make many tiny reads.
         let column_bytes = shape.first().map_or(0, |&n| n * self.meta.data_type.size());
         same_type
+            && self.active_cf().is_none()
             && self.chain.stores_plain_elements()
             && strides == convert::column_major_strides(&shape).as_slice()
             && column_bytes >= MIN_STRAIGHT_COLUMN_BYTES

@@ -164,7 +164,7 @@ impl Array {
                 Ok(true)
             }
             Direct::Done => {
-                if self.meta.fill_marks_na {
+                if self.fill_marks_na() {
                     let fill = &self.meta.fill_value.bytes;
                     for &(o, n) in &columns {
                         // SAFETY: as above; the column was just read.

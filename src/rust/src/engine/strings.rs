@@ -55,7 +55,7 @@ impl Array {
             elem: try_vec(n, 0, &what)?,
             fill: self.fill_string()?,
             // Fixed-width strings have no NA: "" (all NULs) is just "".
-            marks_na: self.meta.fill_marks_na && self.chain.fixed_string().is_none(),
+            marks_na: self.fill_marks_na() && self.chain.fixed_string().is_none(),
         };
         if n == 0 {
             return Ok((read, vec![]));

@@ -8,6 +8,7 @@ use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
 use serde_json::{json, Map, Value};
 
+pub mod numpy_types;
 #[cfg(test)]
 mod test_util;
 pub mod v2;
@@ -254,6 +255,7 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
         let any_fill = match obj.get("data_type").and_then(Value::as_str) {
             Some("bool") => Value::from(false),
             Some("string") => Value::from(""),
+            Some("complex64" | "complex128") => json!([0, 0]),
             _ => Value::from(0),
         };
         obj.insert("fill_value".into(), any_fill);
@@ -361,6 +363,28 @@ pub fn read_node(store: &dyn crate::store::Store, path: &str) -> Result<Option<N
     Ok(None)
 }
 
+/// The member of an R-form document that marks a node this reader cannot
+/// represent; R raises the error it holds when the node is opened.
+pub const UNREADABLE: &str = "unreadable";
+
+/// The R-form stand-in for a node document that failed to parse: its
+/// node type (array unless it says group) and the error's kind and text.
+pub fn unreadable(doc: &Value, e: &ZarrError) -> Value {
+    let node_type = match doc.get("node_type").and_then(Value::as_str) {
+        Some("group") => "group",
+        _ => "array",
+    };
+    let zarr_format = match doc.get("zarr_format").and_then(Value::as_u64) {
+        Some(2) => 2,
+        _ => 3,
+    };
+    json!({
+        "zarr_format": zarr_format,
+        "node_type": node_type,
+        UNREADABLE: {"kind": e.kind(), "message": e.to_string()}
+    })
+}
+
 /// The canonical R form of a node document (see `parse_r_form`), with the
 /// documents of consolidated metadata (`consolidated_metadata.metadata`)
 /// canonical too. With `int64_as_text`, fill values of int64 and uint64
@@ -370,16 +394,26 @@ pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Val
     let node = parse_r_form(bytes)?;
     let mut doc = r_form(&node);
     if let (true, NodeMetadata::Array(a)) = (int64_as_text, &node) {
-        if a.fill_marks_na && matches!(a.data_type, DataType::Int64 | DataType::UInt64) {
+        // ("NaT", the fill of a numpy.datetime64 array, stays as it is.)
+        if a.fill_marks_na
+            && matches!(a.data_type, DataType::Int64 | DataType::UInt64)
+            && doc["fill_value"].is_number()
+        {
             doc["fill_value"] = Value::String(doc["fill_value"].to_string());
         }
     }
     if let Some(Value::Object(entries)) = doc.pointer_mut("/consolidated_metadata/metadata") {
         for (path, entry) in entries.iter_mut() {
             let text = serde_json::to_vec(entry)?;
-            let (_, canon) = canonical(&text, int64_as_text)
-                .map_err(|e| e.context(&format!("consolidated metadata of '{path}'")))?;
-            *entry = canon;
+            *entry = match canonical(&text, int64_as_text) {
+                Ok((_, canon)) => canon,
+                // One node this reader cannot represent must not hide the
+                // others: it stays listed, and opening it raises this error.
+                Err(e) => unreadable(
+                    entry,
+                    &e.context(&format!("consolidated metadata of '{path}'")),
+                ),
+            };
         }
     }
     Ok((node, doc))
@@ -431,6 +465,27 @@ pub fn v2_consolidated_document(nodes: &[(String, NodeMetadata)]) -> Result<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn consolidated_metadata_keeps_an_unreadable_entry_as_a_marker() {
+        let good = json!({"zarr_format": 3, "node_type": "group", "attributes": {}});
+        let bad = json!({"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "bfloat16",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+            "codecs": [{"name": "bytes"}]});
+        let root = json!({"zarr_format": 3, "node_type": "group", "attributes": {},
+            "consolidated_metadata": {"kind": "inline", "must_understand": false,
+                "metadata": {"g": good, "bad": bad}}});
+        let (_, doc) = canonical(root.to_string().as_bytes(), true).unwrap();
+        let entries = &doc["consolidated_metadata"]["metadata"];
+        assert_eq!(entries["g"]["node_type"], "group");
+        assert!(entries["g"].get(UNREADABLE).is_none());
+        let marker = &entries["bad"][UNREADABLE];
+        assert_eq!(entries["bad"]["node_type"], "array");
+        assert_eq!(marker["kind"], "unsupported");
+        let msg = marker["message"].as_str().unwrap();
+        assert!(msg.contains("'bad'") && msg.contains("bfloat16"), "{msg}");
+    }
 
     #[test]
     fn metadata_default_chunk_keys() {

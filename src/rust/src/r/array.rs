@@ -6,25 +6,75 @@ fn array_value(a: Array) -> Robj {
     ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
 }
 
+/// The array, CF-decoded (`cf.rs`) when `decode` says so.
+fn decoded(a: Array, decode: bool) -> Result<Array> {
+    if decode {
+        a.with_cf()
+    } else {
+        Ok(a)
+    }
+}
+
 /// @noRd
 #[extendr]
-fn rz_array_open(store: Robj, path: &str) -> Robj {
-    guard(|| Ok(array_value(Array::open(store_of(&store)?, path)?)))
+fn rz_array_open(store: Robj, path: &str, decode: bool) -> Robj {
+    guard(|| {
+        Ok(array_value(decoded(
+            Array::open(store_of(&store)?, path)?,
+            decode,
+        )?))
+    })
+}
+
+/// How reads of the array are CF-decoded: NULL when they are not (not a
+/// CF variable, or opened with decode = FALSE), else a list of `kind`
+/// ("number", "time", "timedelta", "bool"), `active` (whether any element
+/// changes), `units`, `time_unit` and `note`.
+/// @noRd
+#[extendr]
+fn rz_array_cf(h: Robj) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let Some(cf) = &a.cf else {
+            return Ok(().into());
+        };
+        let kind = match cf.kind {
+            crate::cf::CfKind::Number => "number",
+            crate::cf::CfKind::Time => "time",
+            crate::cf::CfKind::Timedelta => "timedelta",
+            crate::cf::CfKind::Bool => "bool",
+        };
+        let text = |s: &Option<String>| -> Robj {
+            match s {
+                Some(s) => s.as_str().into(),
+                None => ().into(),
+            }
+        };
+        Ok(list!(
+            kind = kind,
+            active = cf.active(),
+            units = text(&cf.units),
+            time_unit = text(&cf.time_unit),
+            note = text(&cf.note),
+            scale = cf.scale,
+            offset = cf.offset,
+            missing = cf.missing.clone(),
+            nat = cf.nat
+        )
+        .into())
+    })
 }
 
 /// The array at `path` from its R-form metadata `json` (as
 /// rz_node_metadata gave it), without reading the store.
 /// @noRd
 #[extendr]
-fn rz_array_attach(store: Robj, path: &str, json: &str) -> Robj {
+fn rz_array_attach(store: Robj, path: &str, json: &str, decode: bool) -> Robj {
     guard(|| {
         let what = format!("array '/{}'", path.trim_start_matches('/'));
         let meta = array_metadata(json).map_err(|e| e.context(&what))?;
-        Ok(array_value(Array::with_metadata(
-            store_of(&store)?,
-            path,
-            meta,
-        )?))
+        let a = Array::with_metadata(store_of(&store)?, path, meta)?;
+        Ok(array_value(decoded(a, decode)?))
     })
 }
 
@@ -173,7 +223,10 @@ fn rz_array_read(
         let sel = selection_of(&sel, &a.meta.shape)?;
         sel.check(&a.meta.shape, &a.what())?;
         check_r_result(&sel, &a.what())?;
-        let rtype = a.meta.data_type.r_type(bit64);
+        let rtype = match a.active_cf() {
+            Some(cf) => cf.r_type(a.meta.data_type, bit64),
+            None => a.meta.data_type.r_type(bit64),
+        };
         let (mut out, warnings) = if rtype == RType::Character {
             // Decoded in parallel; the R strings are made here, on R's thread.
             let (read, warnings) = a.read_strings(&sel, io_options(threads, strict))?;
@@ -248,6 +301,7 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
 extendr_module! {
     mod array;
     fn rz_array_open;
+    fn rz_array_cf;
     fn rz_array_attach;
     fn rz_array_create;
     fn rz_array_metadata;

@@ -176,7 +176,8 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
             )))
         }
     }
-    let mut typesize = data_type.size();
+    // An object array's filter hands blosc bytes: an item size of 1.
+    let mut typesize = data_type.size().max(1);
     let mut filters: Vec<&Value> = match obj.get("filters") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(list)) => list.iter().collect(),

@@ -185,6 +185,11 @@ pub(super) fn fill_value(v: &Value, dt: DataType) -> Result<(FillValue, bool)> {
         Ok(f) => return Ok((f, true)),
         Err(e) => e,
     };
+    // zarr-python 2 writes 0 as the fill value of object (string) arrays:
+    // no string equals it, so it marks nothing.
+    if dt == DataType::String && v.as_f64() == Some(0.0) {
+        return Ok((FillValue::zero(dt), false));
+    }
     let lenient = match (dt, v) {
         (DataType::Bool, Value::Number(n)) => match n.as_f64() {
             Some(0.0) => Some(Value::Bool(false)),

@@ -1142,3 +1142,40 @@ fn v2_zarr_python_fixtures_parse_decode_and_round_trip() {
     println!("arrays.zarr/.zmetadata: {arrays} arrays and {groups} groups agree with their files");
     assert!(arrays > 0 && groups > 0);
 }
+
+#[test]
+fn object_arrays_as_xarray_and_zarr_python_2_write_them() {
+    // blosc after the vlen-utf8 filter (xarray's default for v2 strings),
+    // and zarr-python 2's fill value of 0.
+    let doc = with(
+        with(
+            with(with(zarray(), "dtype", json!("|O")), "fill_value", json!(0)),
+            "filters",
+            json!([{"id": "vlen-utf8"}]),
+        ),
+        "compressor",
+        json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
+    );
+    let meta = parse_array(doc.to_string().as_bytes(), None).unwrap();
+    assert_eq!(meta.data_type, DataType::String);
+    assert!(!meta.fill_marks_na);
+    let blosc = meta.codecs.iter().find(|c| c["name"] == "blosc").unwrap();
+    assert_eq!(blosc["configuration"]["typesize"], json!(1));
+}
+
+#[test]
+fn complex_arrays_with_a_null_fill_value_reach_r_and_back() {
+    let doc = with(
+        with(zarray(), "dtype", json!("<c16")),
+        "fill_value",
+        Value::Null,
+    );
+    let meta = parse_array(doc.to_string().as_bytes(), None).unwrap();
+    let text = serde_json::to_vec(&crate::metadata::r_form(&NodeMetadata::Array(meta))).unwrap();
+    let (node, _) = crate::metadata::canonical(&text, true).unwrap();
+    let NodeMetadata::Array(back) = node else {
+        panic!("not an array")
+    };
+    assert!(!back.fill_marks_na);
+    assert_eq!(back.data_type, DataType::Complex128);
+}

@@ -1,0 +1,125 @@
+# CF decoding: the encodings xarray writes into Zarr attributes, read as
+# xarray.open_zarr() reads them by default. Which arrays are decoded and
+# how is decided by the engine (src/rust/src/cf.rs), which also converts
+# each element while it scatters a chunk into R's vector; this file holds
+# the R side: the switch, the R classes of times, printing, and the
+# encoding of writes.
+
+#' CF decoding
+#'
+#' Most Zarr data written by xarray carries the encodings of the netCDF
+#' Climate and Forecast (CF) conventions in its attributes. Reads decode
+#' them the way `xarray.open_zarr()` does by default.
+#'
+#' **Which arrays.** An array is a CF variable when it names its dimensions
+#' the way xarray does (the `_ARRAY_DIMENSIONS` attribute of Zarr v2, or
+#' `dimension_names` in Zarr v3) or carries a CF encoding attribute
+#' (`_FillValue`, `missing_value`, `scale_factor`, `add_offset`,
+#' `calendar`, or `units` of the form "<unit> since <date>"). Other arrays
+#' keep the rule of [zarr_data_type]: elements equal to the fill value read
+#' as `NA`.
+#'
+#' **Missing values.** In a CF variable the CF attributes, not the Zarr
+#' fill value, say what is missing: elements equal to `_FillValue` or to a
+#' `missing_value` read as `NA` (in the forms xarray stores them: numbers,
+#' "NaN", or base64 text in Zarr v3), and so does the Zarr fill value of a
+#' v2 array, which is where xarray keeps `_FillValue` in v2. The fill value
+#' of a v3 array marks nothing: zarr-python's default of 0 would otherwise
+#' turn every 0 (a first time step, a depth of 0 m, a latitude of 0) into
+#' `NA`. A CF variable without `_FillValue` or `missing_value` has no
+#' missing values.
+#'
+#' **Values.** `scale_factor` and `add_offset` unpack to double
+#' (`stored * scale_factor + add_offset`). `units` of the form
+#' "<unit> since <date>" (days, hours, minutes, seconds, milliseconds,
+#' microseconds, nanoseconds) with the standard, gregorian or
+#' proleptic_gregorian calendar (or none) read as POSIXct in UTC, always
+#' (never Date); NaT (the smallest int64) reads as `NA`. Other calendars
+#' (noleap, 360_day, ...) read as the stored numbers, with a warning of
+#' class `zarr_warning_cf`. xarray's timedeltas (`dtype: "timedelta64[...]"`
+#' with `units` "hours" etc.) read as difftime in seconds, its booleans
+#' (int8 with `dtype: "bool"`) as logical. Arrays of zarr-python's
+#' `numpy.datetime64` and `numpy.timedelta64` data types read as POSIXct and
+#' difftime too. Complex numbers and bool arrays are read as they are;
+#' strings too, but a string fill value other than "" (such as this
+#' package's default, U+2400) still marks `NA`.
+#'
+#' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
+#' every array then reads its stored values under the Zarr rule.
+#'
+#' **Writes** through a CF variable encode: `NA` becomes the first of
+#' `_FillValue`/`missing_value`, values are packed with the inverse of
+#' `scale_factor`/`add_offset` and rounded to the stored integer type, and
+#' times become the stored units. `NA` is refused where the array has no
+#' missing value, and so are values the stored type cannot hold.
+#'
+#' @name cf_decoding
+#' @examples
+#' z <- create_zarr()
+#' b <- define_array("int16", 4)
+#' b$fill_value <- 0
+#' a <- z$add_array("/", "t", b)
+#' a$set_attribute("scale_factor", 0.5)
+#' a$set_attribute("add_offset", 10)
+#' a$set_attribute("_FillValue", -1)
+#' a[] <- c(10, 10.5, NA, 12)
+#' a[]
+#' old <- options(zarr.cf_decode = FALSE)
+#' a[] # the stored values
+#' options(old)
+NULL
+
+# Whether reads decode CF (the option zarr.cf_decode, TRUE by default).
+cf_decode <- function() !isFALSE(getOption("zarr.cf_decode", TRUE))
+
+# How the engine decodes reads through `handle` (NULL: not at all).
+cf_info <- function(handle) zarr_call(rz_array_cf(handle))
+
+# The R class of decoded values: POSIXct for times, difftime (seconds)
+# for timedeltas. Only time arrays get attributes here.
+cf_classes <- function(x, cf) {
+  if (is.null(cf)) return(x)
+  if (!is.null(cf$note)) cf_warn(cf$note)
+  switch(cf$kind,
+    time = structure(x, class = c("POSIXct", "POSIXt"), tzone = "UTC"),
+    timedelta = structure(x, class = "difftime", units = "secs"),
+    x
+  )
+}
+
+cf_warn <- function(message) {
+  warning(structure(class = c("zarr_warning_cf", "zarr_warning", "warning", "condition"),
+                    list(message = message, call = NULL)))
+}
+
+# R values for a write through a CF variable -> the stored values.
+cf_encode <- function(data, cf, data_type, what) {
+  if (is.null(cf) || is.character(data)) return(data)
+  if (cf$kind == "bool") data <- as.integer(data)
+  if (inherits(data, "difftime")) data <- as.numeric(data, units = "secs")
+  if (inherits(data, "POSIXt") || inherits(data, "Date")) data <- as.numeric(as.POSIXct(data, tz = "UTC"))
+  na <- is.na(data)
+  if (cf$kind != "bool" && (cf$scale != 1 || cf$offset != 0)) {
+    data <- (as.numeric(data) - cf$offset) / cf$scale
+    if (!startsWith(data_type, "float")) data <- round(data, digits = 0L)
+  }
+  if (any(na)) {
+    marker <- unlist(cf$missing)
+    if (!length(marker)) {
+      zarr_abort("type", sprintf("%s: NA cannot be written: the CF variable has no _FillValue or missing_value", what))
+    }
+    data[na] <- marker[1L]
+  }
+  data
+}
+
+# The lines print() shows for a CF variable.
+cf_print <- function(cf) {
+  if (is.null(cf)) return(invisible(NULL))
+  kind <- switch(cf$kind, time = "times (POSIXct, UTC)", timedelta = "timedeltas (difftime)",
+                 bool = "logical", if (cf$scale != 1 || cf$offset != 0) "unpacked numbers" else "numbers")
+  cat("CF decoding: ", kind, if (!is.null(cf$units)) sprintf(", units '%s'", cf$units),
+      if (length(cf$missing)) sprintf(", missing %s", paste(format(unlist(cf$missing)), collapse = ", ")),
+      "\n", sep = "")
+  invisible(NULL)
+}

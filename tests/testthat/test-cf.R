@@ -1,0 +1,130 @@
+# CF decoding (R/cf.R, src/rust/src/cf.rs): xarray's encodings read as
+# xarray.open_zarr() shows them.
+
+# A v3 array in a memory store with `dimension_names` (as xarray writes
+# every variable), zarr-python's default fill value 0 and `attrs`.
+cf_array <- function(data_type, values, attrs = list(), fill = 0, dims = TRUE) {
+  z <- create_zarr()
+  b <- define_array(data_type, length(values))
+  b$fill_value <- fill
+  a <- z$add_array("/", "v", b)
+  withr::with_options(list(zarr.cf_decode = FALSE), a[] <- values)
+  for (n in names(attrs)) a$set_attribute(n, attrs[[n]])
+  if (dims) dimnames(a) <- list(x = NULL)
+  z[["/v"]]
+}
+
+test_that("zero case: time step 0 reads as the reference date", {
+  a <- cf_array("int64", c(0, 6, 12), list(units = "hours since 1990-01-01 00:00:00",
+                                            calendar = "proleptic_gregorian"))
+  expect_identical(as.vector(a[]), as.numeric(as.POSIXct("1990-01-01", tz = "UTC")) + c(0, 6, 12) * 3600)
+  expect_s3_class(a[], "POSIXct")
+  expect_identical(attr(a[], "tzone"), "UTC")
+  expect_identical(format(a[1]), "1990-01-01")
+})
+
+test_that("zero case: a depth of 0 m reads as 0", {
+  a <- cf_array("int32", c(0, 10, 20), list(units = "m"))
+  expect_identical(as.vector(a[]), c(0L, 10L, 20L))
+})
+
+test_that("zero case: latitude and longitude 0 read as 0", {
+  lat <- cf_array("float64", c(-10, 0, 10))
+  expect_identical(as.vector(lat[]), c(-10, 0, 10))
+  lon <- cf_array("int16", c(0, 90, 180, 270))
+  expect_identical(as.vector(lon[]), c(0L, 90L, 180L, 270L))
+})
+
+test_that("zero case: a count of 0 reads as 0", {
+  a <- cf_array("uint16", c(0, 3, 0, 7))
+  expect_identical(as.vector(a[]), c(0L, 3L, 0L, 7L))
+})
+
+test_that("zero case: a packed value equal to add_offset reads as add_offset", {
+  a <- cf_array("int16", c(0, 685, -32767),
+                list(scale_factor = 0.01, add_offset = 273.15, `_FillValue` = -32767))
+  expect_identical(as.vector(a[]), c(273.15, 685 * 0.01 + 273.15, NA))
+})
+
+test_that("arrays without CF attributes or dimension names keep the Zarr rule", {
+  a <- cf_array("int32", c(0, 5), dims = FALSE)
+  expect_identical(as.vector(a[]), c(NA, 5L))
+})
+
+test_that("_FillValue and missing_value mark NA in the forms xarray writes", {
+  # float32 1e20 as xarray writes it into v3 attributes: base64 of a float64
+  a <- cf_array("float32", c(1.5, 1e20, 0), list(`_FillValue` = "AAAAgB2vFUQ="), fill = "NaN")
+  expect_identical(as.vector(a[]), c(1.5, NA, 0))
+  a <- cf_array("float64", c(1, -999, NaN, 0), list(missing_value = -999))
+  expect_identical(is.na(as.vector(a[])), c(FALSE, TRUE, TRUE, FALSE))
+  a <- cf_array("int16", c(1, -9999), list(`_FillValue` = -9999))
+  expect_identical(as.vector(a[]), c(1L, NA))
+  bad <- cf_array("int16", c(1, 2), list(`_FillValue` = "%%"))
+  expect_error(bad[], class = "zarr_error_metadata", regexp = "_FillValue")
+})
+
+test_that("the raw values are one option away", {
+  a <- cf_array("int16", c(0, 685), list(scale_factor = 0.01, add_offset = 273.15))
+  raw <- withr::with_options(list(zarr.cf_decode = FALSE), a[])
+  # raw: the Zarr rule, under which 0 (the fill value) is NA
+  expect_identical(as.vector(raw), c(NA, 685L))
+  expect_identical(as.vector(a[]), c(273.15, 685 * 0.01 + 273.15))
+})
+
+test_that("other calendars read as the stored numbers with a zarr_warning_cf", {
+  a <- cf_array("int32", c(0, 365), list(units = "days since 2000-01-01", calendar = "noleap"))
+  expect_warning(x <- a[], class = "zarr_warning_cf", regexp = "noleap")
+  expect_identical(as.vector(x), c(0L, 365L))
+})
+
+test_that("xarray's timedeltas and booleans", {
+  a <- cf_array("int64", c(1, 0, -2), list(units = "hours", dtype = "timedelta64[ns]"))
+  expect_s3_class(a[], "difftime")
+  expect_identical(as.numeric(a[], units = "secs"), c(3600, 0, -7200))
+  b <- cf_array("int8", c(1, 0, 1), list(dtype = "bool"))
+  expect_identical(as.vector(b[]), c(TRUE, FALSE, TRUE))
+})
+
+test_that("print() says how an array is decoded, with its units", {
+  a <- cf_array("int64", c(0, 6), list(units = "hours since 1990-01-01"))
+  expect_output(print(a), "CF decoding: times (POSIXct, UTC), units 'hours since 1990-01-01'", fixed = TRUE)
+  p <- cf_array("int16", 1, list(scale_factor = 0.5, `_FillValue` = -1))
+  expect_output(print(p), "CF decoding: unpacked numbers, missing -1", fixed = TRUE)
+  plain <- cf_array("int16", 1, dims = FALSE)
+  expect_false(any(grepl("CF decoding", capture.output(print(plain)))))
+})
+
+test_that("writes through a CF variable encode, and refuse what the encoding cannot hold", {
+  a <- cf_array("int16", c(0, 0, 0, 0), list(scale_factor = 0.5, add_offset = 10, `_FillValue` = -1))
+  a[] <- c(10, 10.5, NA, 12)
+  raw <- withr::with_options(list(zarr.cf_decode = FALSE), as.vector(a[]))
+  expect_identical(raw, c(NA, 1L, -1L, 4L))
+  expect_identical(as.vector(a[]), c(10, 10.5, NA, 12))
+  expect_error(a[1] <- 1e6, class = "zarr_error_type")
+  t <- cf_array("int64", c(0, 0), list(units = "hours since 1990-01-01"))
+  t[] <- as.POSIXct(c("1990-01-02 00:00", "1990-01-01 03:00"), tz = "UTC")
+  expect_identical(format(t[], "%Y-%m-%d %H:%M"), c("1990-01-02 00:00", "1990-01-01 03:00"))
+  n <- cf_array("int32", c(1, 2))
+  expect_error(n[1] <- NA, class = "zarr_error_type", regexp = "no _FillValue")
+})
+
+test_that("every variable xarray writes (zarr-python 3 and 2, v2 and v3, consolidated or not) reads as xarray shows it", {
+  for (writer in c("zarr3", "zarr2")) {
+    stores <- xarray_stores(writer)
+    versions <- stores$expected[["_versions"]]
+    for (store in setdiff(names(stores$expected), "_versions")) {
+      z <- open_zarr(file.path(stores$dir, store))
+      expected <- stores$expected[[store]]
+      exact <- 0L
+      for (v in names(expected)) {
+        x <- z[[paste0("/", v)]][]
+        diff <- xarray_compare(x, expected[[v]])
+        expect_identical(diff, "", label = sprintf("%s %s (xarray %s, zarr %s)", store, v,
+                                                  versions$xarray, versions$zarr))
+        exact <- exact + identical(diff, "")
+      }
+      message(sprintf("xarray %s + zarr-python %s, %s: %d of %d variables read exactly", versions$xarray,
+                      versions$zarr, store, exact, length(expected)))
+    }
+  }
+})
