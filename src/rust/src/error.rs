@@ -28,6 +28,11 @@ pub enum ZarrError {
     Unsupported(String),
     /// Data of the wrong type or length for the array.
     Type(String),
+    /// A request the store refused for want of rights (HTTP 401/403).
+    PermissionDenied(String),
+    /// A conditional write that lost to another writer (HTTP 412): the
+    /// value changed since it was read, or was created meanwhile.
+    Conflict(String),
 }
 
 pub type Result<T> = std::result::Result<T, ZarrError>;
@@ -47,6 +52,8 @@ impl ZarrError {
             ZarrError::Io(_) => "io",
             ZarrError::Unsupported(_) => "unsupported",
             ZarrError::Type(_) => "type",
+            ZarrError::PermissionDenied(_) => "permission_denied",
+            ZarrError::Conflict(_) => "conflict",
         }
     }
 
@@ -62,7 +69,9 @@ impl ZarrError {
             | ZarrError::InvalidKey(m)
             | ZarrError::Io(m)
             | ZarrError::Unsupported(m)
-            | ZarrError::Type(m) => m,
+            | ZarrError::Type(m)
+            | ZarrError::PermissionDenied(m)
+            | ZarrError::Conflict(m) => m,
         }
     }
 
@@ -79,6 +88,8 @@ impl ZarrError {
             ZarrError::Io(m) => ZarrError::Io(f(m)),
             ZarrError::Unsupported(m) => ZarrError::Unsupported(f(m)),
             ZarrError::Type(m) => ZarrError::Type(f(m)),
+            ZarrError::PermissionDenied(m) => ZarrError::PermissionDenied(f(m)),
+            ZarrError::Conflict(m) => ZarrError::Conflict(f(m)),
         }
     }
 
