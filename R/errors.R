@@ -6,7 +6,8 @@
 #'
 #' @param kind The kind of error: `not_found`, `read_only`, `corrupt_chunk`,
 #'   `checksum`, `metadata`, `selection`, `codec`, `invalid_key`, `io`,
-#'   `unsupported`, `type`, `argument` or `internal`.
+#'   `unsupported`, `type`, `permission_denied`, `conflict`, `argument` or
+#'   `internal`.
 #' @param message The message, naming the array, key or argument.
 #' @param call The call to report, if any.
 #' @noRd
