@@ -15,6 +15,8 @@ export R_LIBS := $(R_LIB)
 export R_LIBS_USER := $(R_LIB)
 export ZARR_SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
 export ZARR_TEST_VENV ?= $(CURDIR)/.venv
+# moto (an S3 server) for tests/testthat/test-store-object.R, in its own venv.
+export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
 
 .PHONY: deps install demo test test-rust test-r lint check bench document clean
 
