@@ -52,7 +52,7 @@ fn rz_store_object(
         let options: Vec<(String, String)> = keys
             .iter()
             .zip(values.iter())
-            .map(|(k, v)| (k.as_str().to_string(), v.as_str().to_string()))
+            .map(|(k, v)| (String::from(&**k), String::from(&**v)))
             .collect();
         let anonymous = if anonymous.is_na() {
             None
