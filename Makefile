@@ -21,6 +21,8 @@ export ZARR_TEST_PYTHON := true
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 TARBALL := zarr_$(VERSION).tar.gz
 export ZARR_TEST_XARRAY_VENV ?= $(CURDIR)/.venv-xarray
+# moto (an S3 server) for tests/testthat/test-store-object.R, in its own venv.
+export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean
 

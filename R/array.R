@@ -114,7 +114,18 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   first, the number of dimensions + 1 last.
     #' @param length The extent of the new dimension (default 1).
     #' @return Self, invisibly.
-    promote = function(dimension, length = 1L) array_promote(self, dimension, length)
+    promote = function(dimension, length = 1L) array_promote(self, dimension, length),
+    #' @description Split the array into regions for parallel writers.
+    #'   Each region covers whole chunks (whole shards of a sharded array,
+    #'   the unit a store writes), so processes that write one region each
+    #'   never write the same chunk and lose nothing, on any store. The
+    #'   split is along the dimension with the most chunks (the last of
+    #'   equals), in runs of neighbouring chunks as equal as possible.
+    #' @param n The number of regions wanted: a positive whole number.
+    #'   Fewer are returned when that dimension has fewer than `n` chunks.
+    #' @return A list of selections, each a list with one vector of
+    #'   1-based indices per dimension, as `read()` and `write()` take.
+    chunk_regions = function(n) array_chunk_regions(self, n)
   ),
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
@@ -389,4 +400,27 @@ array_print <- function(arr) {
       if (stored > 0 && !is.na(raw)) sprintf(" (%.1f x compression)", raw / stored), "\n", sep = "")
   arr$print_attributes()
   invisible(arr)
+}
+
+array_chunk_regions <- function(self, n) {
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n)) {
+    zarr_abort("argument", "`n` must be one positive whole number")
+  }
+  shape <- self$shape
+  chunks <- self$chunking$chunk_shape
+  if (!length(shape)) return(list(list()))
+  counts <- ceiling(shape / chunks)
+  d <- max(which(counts == max(counts)))
+  k <- min(n, counts[d])
+  if (k < 1) return(list(lapply(shape, seq_len)))
+  # Chunk indices 0..counts[d]-1 in k runs whose lengths differ by at most one.
+  ends <- floor(seq_len(k) * counts[d] / k)
+  starts <- c(0, ends[-k])
+  lapply(seq_len(k), function(i) {
+    sel <- lapply(shape, function(len) seq_len(len))
+    first <- starts[i] * chunks[d] + 1
+    last <- min(ends[i] * chunks[d], shape[d])
+    sel[[d]] <- seq.int(as.integer(first), as.integer(last))
+    sel
+  })
 }

@@ -6,9 +6,9 @@
 #'
 #' @param kind The kind of error: `not_found`, `read_only`, `corrupt_chunk`,
 #'   `checksum`, `metadata`, `selection`, `codec`, `invalid_key`, `io`,
-#'   `unsupported`, `type`, `memory`, `interrupted`, `argument` or
-#'   `internal`. An `interrupted` error (Ctrl-C or `setTimeLimit()` during
-#'   an engine call) is also of class `interrupt`.
+#'   `unsupported`, `type`, `memory`, `interrupted`, `permission_denied`,
+#'   `conflict`, `argument` or `internal`. An `interrupted` error (Ctrl-C or
+#'   `setTimeLimit()` during an engine call) is also of class `interrupt`.
 #' @param message The message, naming the array, key or argument.
 #' @param call The call to report, if any.
 #' @noRd

@@ -219,8 +219,10 @@ zarr_print <- function(z) {
 #' local file system or in memory.
 #'
 #' @param location A folder for the store (a path or `file://` URI; ".zarr"
-#'   is the customary extension), or NULL for a store in memory. The folder
-#'   must not hold a Zarr store already.
+#'   is the customary extension), the URL of an object store (`s3://`,
+#'   `gs://`, `az://`, `abfs://`, see [zarr_objectstore]) or such a store
+#'   object, or NULL for a store in memory. The location must not hold a
+#'   Zarr store already.
 #' @param zarr_format 3 (the default), or 2 for tools that read only Zarr
 #'   version 2 (such as GDAL before 3.8). Arrays added to a version 2 store
 #'   are version 2 arrays. (An addition to the manual's `create_zarr()`.)
@@ -244,12 +246,18 @@ new_store <- function(location, zarr_format = 3L) {
   }
   store <- if (is.null(location)) {
     zarr_memorystore$new()
+  } else if (inherits(location, "zarr_objectstore")) {
+    location
   } else {
     check_string(location, "location")
-    zarr_localstore$new(location, read_only = FALSE, create = TRUE)
+    if (is_object_url(location)) {
+      zarr_objectstore$new(location)
+    } else {
+      zarr_localstore$new(location, read_only = FALSE, create = TRUE)
+    }
   }
   if (!is.null(store$get_metadata(""))) {
-    zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", location))
+    zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", store$uri))
   }
   priv <- store_private(store)
   priv$.version <- as.integer(zarr_format)
@@ -259,12 +267,15 @@ new_store <- function(location, zarr_format = 3L) {
 #' Open a Zarr store
 #'
 #' Opens an existing Zarr data set (version 3 or 2) on the local file
-#' system, on a web server (`http://`, `https://`; read-only), or described
+#' system, in an object store (`s3://`, `gs://`, `az://`, `abfs://` and S3
+#' `https://` URLs, see [zarr_objectstore]), on a web server (`http://`,
+#' `https://`; read-only), or described
 #' by an fsspec reference set (a `.json` reference file or a folder of
 #' Parquet references, see [zarr_refstore]). A path that does not exist is
 #' an error (`zarr_error_not_found`); nothing is created.
 #'
-#' @param location The folder of the store, a path or `file://` URI.
+#' @param location The folder of the store, a path or `file://` URI; a URL;
+#'   or a store object ([zarr_store]) to open as it is.
 #' @param read_only Whether to open the store read-only. Default FALSE.
 #' @return A [zarr] object.
 #' @export
@@ -275,9 +286,13 @@ new_store <- function(location, zarr_format = 3L) {
 #' z2[["/"]][]
 #' unlink(fn, recursive = TRUE)
 open_zarr <- function(location, read_only = FALSE) {
+  if (inherits(location, "zarr_store")) return(zarr$new(location))
   check_string(location, "location")
   check_flag(read_only, "read_only")
   if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
+  if (is_object_url(location)) {
+    return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
+  }
   if (grepl("^https?://", location, ignore.case = TRUE)) {
     # HTTP stores are always read-only, whatever `read_only` says.
     return(zarr$new(zarr_httpstore$new(location)))
@@ -311,8 +326,8 @@ r_data_type <- function(x) {
 #' @param name Optional name of the array. Without a name the array is the
 #'   root of a new store.
 #' @param location Optional: a [zarr_group] to add the array to (then
-#'   `name` is required), or a folder for a new store. NULL (the default)
-#'   makes a store in memory.
+#'   `name` is required), or a folder or object store URL for a new store
+#'   (see [create_zarr()]). NULL (the default) makes a store in memory.
 #' @param zarr_format 3 (the default) or 2, for a new store (see
 #'   [create_zarr()]).
 #' @return The new [zarr_array] when `location` is a group, otherwise the

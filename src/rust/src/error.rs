@@ -34,6 +34,11 @@ pub enum ZarrError {
     Memory(String),
     /// The call was stopped by the user (Ctrl-C) or by a time limit.
     Interrupted(String),
+    /// A request the store refused for want of rights (HTTP 401/403).
+    PermissionDenied(String),
+    /// A conditional write that lost to another writer (HTTP 412): the
+    /// value changed since it was read, or was created meanwhile.
+    Conflict(String),
 }
 
 pub type Result<T> = std::result::Result<T, ZarrError>;
@@ -55,6 +60,8 @@ impl ZarrError {
             ZarrError::Type(_) => "type",
             ZarrError::Memory(_) => "memory",
             ZarrError::Interrupted(_) => "interrupted",
+            ZarrError::PermissionDenied(_) => "permission_denied",
+            ZarrError::Conflict(_) => "conflict",
         }
     }
 
@@ -73,6 +80,8 @@ impl ZarrError {
             | ZarrError::Type(m)
             | ZarrError::Memory(m)
             | ZarrError::Interrupted(m) => m,
+            | ZarrError::PermissionDenied(m)
+            | ZarrError::Conflict(m) => m,
         }
     }
 
@@ -91,6 +100,8 @@ impl ZarrError {
             ZarrError::Type(m) => ZarrError::Type(f(m)),
             ZarrError::Memory(m) => ZarrError::Memory(f(m)),
             ZarrError::Interrupted(m) => ZarrError::Interrupted(f(m)),
+            ZarrError::PermissionDenied(m) => ZarrError::PermissionDenied(f(m)),
+            ZarrError::Conflict(m) => ZarrError::Conflict(f(m)),
         }
     }
 

@@ -46,6 +46,81 @@ fn rz_store_http(url: &str) -> Robj {
     guard(|| Ok(store_value(Arc::new(crate::store::HttpStore::open(url)?))))
 }
 
+/// A store in S3, GCS or Azure at `url`. `keys`/`values` are the builder
+/// options; `anonymous` is TRUE, FALSE or NA (decide from the environment).
+/// @noRd
+#[extendr]
+fn rz_store_object(
+    url: &str,
+    keys: Strings,
+    values: Strings,
+    read_only: bool,
+    anonymous: Rbool,
+) -> Robj {
+    guard(|| {
+        let options: Vec<(String, String)> = keys
+            .iter()
+            .zip(values.iter())
+            .map(|(k, v)| (String::from(&**k), String::from(&**v)))
+            .collect();
+        let anonymous = if anonymous.is_na() {
+            None
+        } else {
+            Some(anonymous.is_true())
+        };
+        let s = crate::store::ObjectStore::open(url, &options, read_only, anonymous)?;
+        Ok(store_value(Arc::new(s)))
+    })
+}
+
+/// The canonical URL, bucket and prefix of `url` if it names an object
+/// store, else NULL: no request is made.
+/// @noRd
+#[extendr]
+fn rz_object_url_cloud(url: &str) -> Robj {
+    guard(|| {
+        Ok(match crate::store::object::cloud_of_url(url) {
+            Some(c) => format!("{c:?}").to_lowercase().into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// The value at `key` and its version tag: list(value, tag), or NULL.
+/// @noRd
+#[extendr]
+fn rz_store_get_versioned(h: Robj, key: &str) -> Robj {
+    guard(|| {
+        Ok(match store_of(&h)?.get_versioned(key)? {
+            Some((v, tag)) => list!(
+                value = Raw::from_bytes(&v),
+                tag = tag.map(Robj::from).unwrap_or_else(|| ().into())
+            )
+            .into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// Write `value` at `key` if its version is still `tag` (NULL: only if
+/// absent); returns the new tag or NULL.
+/// @noRd
+#[extendr]
+fn rz_store_set_if_version(h: Robj, key: &str, value: Raw, tag: Nullable<String>) -> Robj {
+    guard(|| {
+        let tag = match tag {
+            Nullable::NotNull(t) => Some(t),
+            Nullable::Null => None,
+        };
+        Ok(
+            match store_of(&h)?.set_if_version(key, value.as_slice(), tag.as_deref())? {
+                Some(t) => t.into(),
+                None => ().into(),
+            },
+        )
+    })
+}
+
 /// `offset`/`length` are negative when absent; `suffix` asks for the last
 /// `length` bytes.
 /// @noRd
@@ -141,6 +216,7 @@ fn rz_store_info(h: Robj) -> Robj {
         Ok(list!(
             read_only = s.read_only(),
             partial_reads = s.supports_partial_reads(),
+            conditional_writes = s.supports_conditional_writes(),
             description = s.describe()
         )
         .into())
@@ -153,6 +229,10 @@ extendr_module! {
     fn rz_store_reference;
     fn rz_store_memory;
     fn rz_store_http;
+    fn rz_store_object;
+    fn rz_object_url_cloud;
+    fn rz_store_get_versioned;
+    fn rz_store_set_if_version;
     fn rz_store_get;
     fn rz_store_set;
     fn rz_store_erase;

@@ -8,11 +8,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub mod fs;
 pub mod http;
 pub mod memory;
+pub mod object;
 pub mod reference;
 
 pub use fs::FsStore;
 pub use http::HttpStore;
 pub use memory::MemoryStore;
+pub use object::ObjectStore;
 pub use reference::RefStore;
 
 /// Which bytes of a value to return.
@@ -89,6 +91,32 @@ pub trait Store: Send + Sync {
     /// buffers may then hold anything.
     fn get_direct(&self, _key: &str, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
         Ok(Direct::NotDone)
+    }
+    /// Whether `set_if_version` is a real compare-and-swap here.
+    fn supports_conditional_writes(&self) -> bool {
+        false
+    }
+    /// The value at `key` and a tag of its version (an object store's
+    /// ETag or generation) for `set_if_version`; stores without versions
+    /// give no tag.
+    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Option<String>)>> {
+        Ok(self.get(key, ByteRange::All)?.map(|v| (v, None)))
+    }
+    /// Write `value` at `key` only if it is still at version `tag` (with
+    /// `None`: only if there is no value yet), so that two processes
+    /// updating one metadata document cannot lose an update silently: the
+    /// loser gets `ZarrError::Conflict`. Returns the new version tag.
+    /// Stores that cannot (the default) refuse with `Unsupported`.
+    fn set_if_version(
+        &self,
+        key: &str,
+        _value: &[u8],
+        _tag: Option<&str>,
+    ) -> Result<Option<String>> {
+        Err(ZarrError::Unsupported(format!(
+            "{} has no conditional writes (key '{key}')",
+            self.describe()
+        )))
     }
     /// `range` of the value at `key`, and a handle that reads more ranges
     /// of that same version of the value, whatever writers do meanwhile:

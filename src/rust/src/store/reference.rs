@@ -56,7 +56,8 @@ pub(crate) struct Target {
 #[derive(Debug)]
 enum TargetKind {
     Local(PathBuf),
-    /// An absolute http(s) URL.
+    /// An absolute URL read over the network: http(s), or an object in
+    /// S3, GCS or Azure (s3://, gs://, az://, ...).
     Http(String),
     /// A URL this store cannot read; the message says why.
     Unsupported(String),
@@ -320,6 +321,7 @@ fn resolve_target(url: &str, base: &Base) -> TargetKind {
         let scheme = scheme.to_ascii_lowercase();
         return match scheme.as_str() {
             "http" | "https" => TargetKind::Http(url.to_string()),
+            _ if super::object::cloud_of_url(url).is_some() => TargetKind::Http(url.to_string()),
             "file" => match file_url_path(url) {
                 Ok(p) => TargetKind::Local(p),
                 Err(e) => TargetKind::Unsupported(e.message().to_string()),
@@ -351,32 +353,53 @@ fn resolve_target(url: &str, base: &Base) -> TargetKind {
     }
 }
 
-/// The HTTP stores of the targets: one per origin (and query), so
-/// connections to a server are shared by every file on it.
+/// The stores of the network targets: one HTTP store per origin (and
+/// query), one object store per bucket, so connections to a server are
+/// shared by every file on it.
 #[derive(Default)]
 struct HttpPool {
-    stores: Mutex<HashMap<String, Arc<HttpStore>>>,
+    stores: Mutex<HashMap<String, Arc<dyn Store>>>,
 }
 
 impl HttpPool {
-    fn store(&self, base: &str) -> Result<Arc<HttpStore>> {
+    fn store(&self, base: &str) -> Result<Arc<dyn Store>> {
         let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = stores.get(base) {
             return Ok(Arc::clone(s));
         }
-        let s = Arc::new(HttpStore::open(base)?);
+        // Object stores take their credentials and endpoint from the
+        // environment (AWS_*, GOOGLE_*, AZURE_*), as fsspec does for
+        // kerchunk's targets.
+        let s: Arc<dyn Store> = if super::object::cloud_of_url(base).is_some() {
+            Arc::new(super::ObjectStore::open(base, &[], true, None)?)
+        } else {
+            Arc::new(HttpStore::open(base)?)
+        };
         stores.insert(base.to_string(), Arc::clone(&s));
         Ok(s)
     }
 
     /// The store and its key for the file at `url`.
-    fn locate(&self, url: &str) -> Result<(Arc<HttpStore>, String)> {
+    fn locate(&self, url: &str) -> Result<(Arc<dyn Store>, String)> {
         let (location, query) = split_http_url(url);
         let scheme_end = location.find("://").map_or(0, |i| i + 3);
         let path_start = location[scheme_end..]
             .find('/')
             .map_or(location.len(), |i| i + scheme_end);
         let (origin, path) = location.split_at(path_start);
+        if super::object::cloud_of_url(url).is_some() {
+            // The bucket is the store; the object path is the key.
+            if let Some(key) = path
+                .strip_prefix('/')
+                .and_then(percent_decode)
+                .filter(|k| validate_key(k).is_ok())
+            {
+                return Ok((self.store(origin)?, key));
+            }
+            return Err(ZarrError::Unsupported(format!(
+                "cannot request {url}: its path is not supported"
+            )));
+        }
         // The whole path below the origin as the key...
         if let Some(key) = path
             .strip_prefix('/')
