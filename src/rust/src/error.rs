@@ -80,8 +80,7 @@ impl ZarrError {
             | ZarrError::Type(m)
             | ZarrError::Memory(m)
             | ZarrError::Interrupted(m) => m,
-            | ZarrError::PermissionDenied(m)
-            | ZarrError::Conflict(m) => m,
+            ZarrError::PermissionDenied(m) | ZarrError::Conflict(m) => m,
         }
     }
 
