@@ -4,7 +4,8 @@
 # They live in ZARR_TEST_XARRAY_VENV (two folders below it), else in the
 # session's temporary folder, and are made on first use the way
 # helper-python.R makes its venv: a test is skipped only when no Python
-# 3.11+ is found, and a failing pip install fails it.
+# 3.11+ is found, and a failing pip install fails it. Like the zarr-python
+# tests they run only when asked (python_tests_asked(): `make test` asks).
 
 xarray_writers <- list(
   zarr3 = c("xarray>=2025.1", "zarr==3.1.6", "numpy", "pandas"),
@@ -15,6 +16,9 @@ xarray_cache <- new.env(parent = emptyenv())
 
 # The Python of the venv for one writer ("zarr3" or "zarr2").
 python_xarray <- function(writer) {
+  if (!python_tests_asked()) {
+    testthat::skip("xarray interoperability needs PyPI: set ZARR_TEST_PYTHON=true (or NOT_CRAN=true) to run it")
+  }
   if (!is.null(xarray_cache[[writer]])) return(xarray_cache[[writer]])
   root <- Sys.getenv("ZARR_TEST_XARRAY_VENV", "")
   if (!nzchar(root)) root <- file.path(tempdir(), "zarr-xarray-venvs")
