@@ -24,10 +24,10 @@
 #' `missing_value` read as `NA` (in the forms xarray stores them: numbers,
 #' "NaN", or base64 text in Zarr v3), and so does the Zarr fill value of a
 #' v2 array, which is where xarray keeps `_FillValue` in v2. The fill value
-#' of a v3 array marks nothing: zarr-python's default of 0 would otherwise
-#' turn every 0 (a first time step, a depth of 0 m, a latitude of 0) into
-#' `NA`. A CF variable without `_FillValue` or `missing_value` has no
-#' missing values.
+#' of a v3 array marks nothing when one of those attributes is there, nor
+#' when it is 0: zarr-python's default of 0 would otherwise turn every 0 (a
+#' first time step, a depth of 0 m, a latitude of 0) into `NA`. Another v3
+#' fill value (such as this package's defaults) still marks `NA`.
 #'
 #' **Values.** `scale_factor` and `add_offset` unpack to double
 #' (`stored * scale_factor + add_offset`). `units` of the form
@@ -94,7 +94,8 @@ cf_warn <- function(message) {
 
 # R values for a write through a CF variable -> the stored values.
 cf_encode <- function(data, cf, data_type, what) {
-  if (is.null(cf) || is.character(data)) return(data)
+  # (bool has no NA to encode; strings and complex numbers are not decoded)
+  if (is.null(cf) || is.character(data) || data_type %in% c("bool", "complex64", "complex128")) return(data)
   if (cf$kind == "bool") data <- as.integer(data)
   if (inherits(data, "difftime")) data <- as.numeric(data, units = "secs")
   if (inherits(data, "POSIXt") || inherits(data, "Date")) data <- as.numeric(as.POSIXct(data, tz = "UTC"))

@@ -10,7 +10,8 @@
 //! For such an array the CF attributes, not the Zarr fill value, say what
 //! is missing: `_FillValue` and `missing_value`, and for v2, where xarray
 //! keeps `_FillValue` in `.zarray`, the Zarr fill value. A v3 fill value
-//! marks nothing (zarr-python's default of 0 would hide every zero).
+//! marks nothing when either attribute is there, nor when it is 0,
+//! zarr-python's default, which would hide every zero.
 //! Values are then unpacked (`x * scale_factor + add_offset`, a double),
 //! times ("hours since 1990-01-01", standard calendars) become seconds
 //! since 1970 for POSIXct, xarray's timedeltas (`dtype: timedelta64[..]`)
@@ -282,8 +283,15 @@ impl Cf {
         let dtype = meta.data_type;
         // Strings keep a fill value of their own as NA (this package's
         // U+2400); the empty one that zarr-python and xarray write is text.
-        let own_string_fill = dtype == DataType::String && !meta.fill_value.bytes.is_empty();
-        if !is_cf_variable(meta) || own_string_fill {
+        // Complex numbers likewise keep a fill value other than 0.
+        let own_fill = match dtype {
+            DataType::String => !meta.fill_value.bytes.is_empty(),
+            DataType::Complex64 | DataType::Complex128 => {
+                meta.fill_value.bytes.iter().any(|&b| b != 0)
+            }
+            _ => false,
+        };
+        if !is_cf_variable(meta) || own_fill {
             return Ok(None);
         }
         let attrs = &meta.attributes;
@@ -316,6 +324,15 @@ impl Cf {
         }
         if let Some(v) = attrs.get("missing_value") {
             cf.missing.extend(numbers(v, dtype, "missing_value")?);
+        }
+        // Without CF missing values, a v3 fill value other than
+        // zarr-python's default (0) still marks NA: that is how an array
+        // this package wrote keeps its NA once it has dimension names.
+        let cf_missing = attrs.contains_key("_FillValue") || attrs.contains_key("missing_value");
+        if meta.zarr_format == 3 && !cf_missing && meta.fill_value.bytes.iter().any(|&b| b != 0) {
+            if let Some(f) = meta.fill_value.as_f64(dtype) {
+                cf.missing.push(f);
+            }
         }
         let scale = scalar(attrs, "scale_factor", DataType::Float64)?;
         let offset = scalar(attrs, "add_offset", DataType::Float64)?;
@@ -672,6 +689,19 @@ mod tests {
         assert_eq!(cf.kind, CfKind::Number);
         assert!(cf.note.as_deref().unwrap().contains("noleap"));
         assert_eq!(cf.decode(3.0), 3.0);
+    }
+
+    #[test]
+    fn a_v3_fill_value_other_than_zero_marks_na_without_cf_missing_values() {
+        let cf = Cf::of(&array("int16", json!(-32768), json!({}), true))
+            .unwrap()
+            .unwrap();
+        assert_eq!(cf.missing, vec![-32768.0]);
+        let attrs = json!({"_FillValue": -1});
+        let cf = Cf::of(&array("int16", json!(-32768), attrs, true))
+            .unwrap()
+            .unwrap();
+        assert_eq!(cf.missing, vec![-1.0]);
     }
 
     #[test]
