@@ -23,6 +23,9 @@ TARBALL := zarr_$(VERSION).tar.gz
 export ZARR_TEST_XARRAY_VENV ?= $(CURDIR)/.venv-xarray
 # moto (an S3 server) for tests/testthat/test-store-object.R, in its own venv.
 export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
+# Azurite (npm) and fake-gcs-server (PyPI) for the Azure and GCS tests.
+export ZARR_TEST_AZURITE_DIR ?= $(CURDIR)/.azurite
+export ZARR_TEST_GCS_VENV ?= $(CURDIR)/.venv-gcs
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean
 

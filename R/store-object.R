@@ -38,9 +38,12 @@
 #'   `GOOGLE_SERVICE_ACCOUNT_KEY`, `GOOGLE_APPLICATION_CREDENTIALS`, then
 #'   gcloud's application default credentials.
 #' * **Azure**: `AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`,
-#'   `AZURE_STORAGE_SAS_KEY`, service principal variables
-#'   (`AZURE_CLIENT_ID`, ...), and `AZURE_STORAGE_USE_EMULATOR=true` for
-#'   Azurite.
+#'   `AZURE_STORAGE_SAS_KEY`, `AZURE_STORAGE_ENDPOINT`, service principal
+#'   variables (`AZURE_CLIENT_ID`, ...), and `AZURE_STORAGE_USE_EMULATOR=true`
+#'   for Azurite (at `AZURITE_BLOB_STORAGE_URL`, default
+#'   `http://127.0.0.1:10000`). When no account is named there,
+#'   `AZURE_STORAGE_CONNECTION_STRING` (`AccountName=...;AccountKey=...;`
+#'   `BlobEndpoint=...`, as the Azure CLI takes it) is read instead.
 #'
 #' The `options` list wins over the environment. Its names are the
 #' configuration keys of `object_store` (`region`, `endpoint`,

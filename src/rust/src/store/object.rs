@@ -22,6 +22,7 @@ use object_store::path::Path;
 use object_store::{
     GetOptions, GetRange, ObjectStore as _, ObjectStoreExt as _, PutMode, PutOptions, PutPayload,
 };
+use std::collections::HashMap;
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
@@ -205,6 +206,59 @@ fn has_credentials(cloud: Cloud, options: &[(String, String)]) -> bool {
     }
 }
 
+/// The builder settings of an Azure connection string
+/// (`AccountName=...;AccountKey=...;BlobEndpoint=...`), the form the Azure
+/// CLI and SDKs read from `AZURE_STORAGE_CONNECTION_STRING`; object_store
+/// does not read it. Unknown fields (queue and table endpoints) are left
+/// out; a value may hold '=' (base64 keys end in it).
+fn azure_connection_string(cs: &str) -> Vec<(String, String)> {
+    let mut fields = HashMap::new();
+    for part in cs.split(';') {
+        if let Some((k, v)) = part.split_once('=') {
+            fields.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let mut out = Vec::new();
+    let mut put = |k: &str, v: &str| out.push((k.to_string(), v.to_string()));
+    if fields
+        .get("usedevelopmentstorage")
+        .is_some_and(|v| truthy(v))
+    {
+        put("use_emulator", "true");
+    }
+    if let Some(v) = fields.get("accountname") {
+        put("account_name", v);
+    }
+    if let Some(v) = fields.get("accountkey") {
+        put("access_key", v);
+    }
+    if let Some(v) = fields.get("sharedaccesssignature") {
+        put("sas_key", v);
+    }
+    let endpoint = match (fields.get("blobendpoint"), fields.get("accountname")) {
+        (Some(e), _) => Some(e.trim_end_matches('/').to_string()),
+        (None, Some(account)) => {
+            let protocol = fields.get("defaultendpointsprotocol");
+            let suffix = fields.get("endpointsuffix");
+            (protocol.is_some() || suffix.is_some()).then(|| {
+                format!(
+                    "{}://{account}.blob.{}",
+                    protocol.map_or("https", String::as_str),
+                    suffix.map_or("core.windows.net", String::as_str)
+                )
+            })
+        }
+        (None, None) => None,
+    };
+    if let Some(e) = endpoint {
+        if e.to_ascii_lowercase().starts_with("http://") {
+            put("allow_http", "true");
+        }
+        put("endpoint", &e);
+    }
+    out
+}
+
 fn truthy(v: &str) -> bool {
     matches!(
         v.trim().to_ascii_lowercase().as_str(),
@@ -322,6 +376,18 @@ impl ObjectStore {
             Cloud::Azure => {
                 use os::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
                 let mut b = MicrosoftAzureBuilder::from_env().with_url(url);
+                // A connection string stands for the account variables when
+                // those are not set.
+                let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+                if !env_set("AZURE_STORAGE_ACCOUNT_NAME") && !env_set("AZURE_STORAGE_USE_EMULATOR")
+                {
+                    if let Ok(cs) = std::env::var("AZURE_STORAGE_CONNECTION_STRING") {
+                        for (k, v) in azure_connection_string(&cs) {
+                            let key: K = k.parse().map_err(|_| unknown(&k))?;
+                            b = b.with_config(key, v);
+                        }
+                    }
+                }
                 for (k, v) in &rest {
                     let key: K = k.parse().map_err(|_| unknown(k))?;
                     b = b.with_config(key, v);
@@ -456,6 +522,18 @@ impl ObjectStore {
                 Some(length),
             ),
             ByteRange::From(offset) => (Some(GetRange::Offset(offset)), None),
+            // Azure Blob Storage has no suffix ranges ("bytes=-n"): the
+            // size comes first, from a HEAD, then the range from it: one
+            // more request per shard index on Azure.
+            ByteRange::Suffix(n) if self.cloud == Cloud::Azure => {
+                let Some(size) = self.size_async(key).await? else {
+                    return Ok(None);
+                };
+                if n > size {
+                    resolve_range(key, size, range)?;
+                }
+                (Some(GetRange::Bounded(size - n..size)), Some(n))
+            }
             ByteRange::Suffix(n) => (Some(GetRange::Suffix(n)), Some(n)),
         };
         let opts = GetOptions {
@@ -487,7 +565,9 @@ impl ObjectStore {
             && (text.contains("416") || text.contains("Range") || text.contains("range"))
             && !matches!(
                 e,
-                os::Error::PermissionDenied { .. } | os::Error::Unauthenticated { .. }
+                os::Error::PermissionDenied { .. }
+                    | os::Error::Unauthenticated { .. }
+                    | os::Error::NotSupported { .. }
             )
         {
             return ZarrError::CorruptChunk(format!(
@@ -823,6 +903,40 @@ mod tests {
         assert!(e.message().contains("max_retries"), "{e}");
         let e = ObjectStore::open("https://example.org/a", &[], true, None).unwrap_err();
         assert_eq!(e.kind(), "unsupported");
+    }
+
+    #[test]
+    fn azure_connection_strings_become_builder_settings() {
+        let key = "a2V5PT0=";
+        let got = azure_connection_string(&format!(
+            "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey={key};\
+             BlobEndpoint=http://127.0.0.1:10000/acct/;QueueEndpoint=http://q"
+        ));
+        assert_eq!(
+            got,
+            opts(&[
+                ("account_name", "acct"),
+                ("access_key", key),
+                ("allow_http", "true"),
+                ("endpoint", "http://127.0.0.1:10000/acct"),
+            ])
+        );
+        let got = azure_connection_string(
+            "AccountName=a;SharedAccessSignature=sv=1&sig=x;EndpointSuffix=core.chinacloudapi.cn",
+        );
+        assert_eq!(
+            got,
+            opts(&[
+                ("account_name", "a"),
+                ("sas_key", "sv=1&sig=x"),
+                ("endpoint", "https://a.blob.core.chinacloudapi.cn"),
+            ])
+        );
+        assert_eq!(
+            azure_connection_string("UseDevelopmentStorage=true"),
+            opts(&[("use_emulator", "true")])
+        );
+        assert!(azure_connection_string("").is_empty());
     }
 
     #[test]
