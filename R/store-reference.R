@@ -11,10 +11,13 @@
 #' templates and `gen` ranges; plain, gzip or zstd compressed), or a folder
 #' of Parquet references (`.zmetadata` plus `refs.N.parq` files per array,
 #' loaded only when their chunks are read). Targets may be local paths,
-#' `file://` URLs (relative paths start from the reference file's folder)
-#' or `http(s)://` URLs, fetched with range requests, several at a time.
-#' Other protocols (`s3://`, `gs://`) raise `zarr_error_unsupported` naming
-#' the URL. [open_zarr()] opens a reference set directly.
+#' `file://` URLs (relative paths start from the reference file's folder),
+#' `http(s)://` URLs or object store URLs (`s3://`, `gs://`, `az://`, with
+#' the credentials of [zarr_objectstore] from the environment), fetched
+#' with range requests, several at a time. A JSON set may itself be at an
+#' `http(s)://` or object store URL. Other protocols raise
+#' `zarr_error_unsupported` naming the URL. [open_zarr()] opens a reference
+#' set directly.
 #'
 #' A reference set may be someone else's file, and it can name any local
 #' file as a target. `local_root` (default: the option
@@ -45,7 +48,8 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
   public = list(
     #' @description Open a reference set.
     #' @param location A JSON reference file or a folder of Parquet
-    #'   references: a path, a `file://` URL or an `http(s)://` URL (JSON).
+    #'   references: a path, a `file://` URL, or an `http(s)://` or object
+    #'   store URL (JSON).
     #' @param local_root `NULL` (any local target may be read), or the
     #'   folder local targets must lie in.
     initialize = function(location, local_root = getOption("zarr.reference_local_root")) {
@@ -73,7 +77,7 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
 
 # Whether `location` names a reference set rather than a Zarr store.
 is_reference_set <- function(location) {
-  if (grepl("^https?://", location, ignore.case = TRUE)) {
+  if (grepl("^https?://", location, ignore.case = TRUE) || is_object_url(location)) {
     return(grepl("[.]json([.](gz|zst))?([?].*)?$", location, ignore.case = TRUE))
   }
   path <- path.expand(sub("^file://", "", location))

@@ -205,7 +205,7 @@ test_that("a missing store, key or bucket is not found; a refused request names 
   expect_error(open_zarr("s3://locked/data.zarr"), class = "zarr_error_permission_denied")
 })
 
-test_that("a kerchunk reference set reads targets in S3", {
+test_that("a kerchunk reference set in S3 reads targets in S3", {
   s3 <- local_s3()
   blob <- c(writeBin(c(1:6), raw(), size = 4, endian = "little"), writeBin(7:12, raw(), size = 4, endian = "little"))
   zarr_objectstore$new(sprintf("s3://%s/raw", s3$bucket))$set("blob.bin", c(as.raw(0:3), blob))
@@ -221,31 +221,18 @@ test_that("a kerchunk reference set reads targets in S3", {
   jsonlite::write_json(refs, path, auto_unbox = TRUE)
   z <- open_zarr(path)
   expect_identical(z[["/x"]][], matrix(1:12, 4, 3, byrow = TRUE))
+
+  # The reference file itself in the bucket.
+  refs_store <- zarr_objectstore$new(sprintf("s3://%s/refs", s3$bucket))
+  refs_store$set("set.json", readBin(path, "raw", file.size(path)))
+  z <- open_zarr(sprintf("s3://%s/refs/set.json", s3$bucket))
+  expect_s3_class(z$store, "zarr_refstore")
+  expect_identical(z[["/x"]][2:4, ], matrix(4:12, 3, 3, byrow = TRUE))
+  expect_error(open_zarr(sprintf("s3://%s/refs/none.json", s3$bucket)), "none.json",
+               class = "zarr_error_not_found")
 })
 
 # ---------------------------------------------------------------- many writers
-
-# Each of 4 R processes writes its own chunk-aligned region of the int32
-# array "/a" (40 x 64 in chunks of 10 x 8) of the store at `url`; every
-# element is then read back. The processes inherit the environment, so
-# they reach the same moto server.
-write_from_four_processes <- function(url) {
-  z <- create_zarr(url)
-  def <- define_array("int32", c(40, 64))
-  def$chunk_shape <- c(10, 8)
-  a <- z$add_array("/", "a", def)
-  regions <- a$chunk_regions(4)
-  procs <- lapply(regions, function(sel) {
-    callr::r_bg(function(url, sel) {
-      a <- zarr::open_zarr(url)[["/a"]]
-      a$write(outer(sel[[1]], sel[[2]], function(i, j) as.integer(i * 1000L + j)), sel)
-      TRUE
-    }, args = list(url = url, sel = sel), package = FALSE)
-  })
-  for (p in procs) p$wait(120000)
-  ok <- vapply(procs, function(p) isTRUE(p$get_result()), logical(1))
-  list(ok = ok, regions = regions, value = open_zarr(url, read_only = TRUE)[["/a"]][])
-}
 
 test_that("four R processes writing disjoint chunk regions of one array lose nothing, on S3 and locally", {
   skip_if_not_installed("callr")

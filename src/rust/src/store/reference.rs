@@ -509,7 +509,13 @@ impl RefStore {
     pub fn open_with(location: &str, limits: RefLimits) -> Result<RefStore> {
         let scheme = url_scheme(location).map(|s| s.to_ascii_lowercase());
         match scheme.as_deref() {
-            Some("http") | Some("https") => {
+            // A JSON set on a web server or in an object store (s3://...),
+            // read through the pool that then serves its targets.
+            Some(s)
+                if s == "http"
+                    || s == "https"
+                    || super::object::cloud_of_url(location).is_some() =>
+            {
                 let pool = HttpPool::default();
                 let (store, key) = pool.locate(location)?;
                 let bytes = store.get(&key, ByteRange::All)?.ok_or_else(|| {
