@@ -121,3 +121,30 @@ moto_bucket <- local({
     moto_create_bucket(server, sprintf("zarr-test-%d-%d", Sys.getpid(), n))
   }
 })
+
+# A loopback proxy (proxy/s3_proxy.py, run by moto's Python) in front of
+# `server` that answers the first `fail_first` requests with 503 and
+# counts requests; list(endpoint, port, process). Stopped when `env` ends.
+start_s3_proxy <- function(server, fail_first = 0L, delay_ms = 0, env = parent.frame()) {
+  py <- venv_python_path(moto_venv_dir())
+  port <- free_port()
+  log <- tempfile("s3-proxy-", fileext = ".log")
+  p <- processx::process$new(py, c(testthat::test_path("proxy", "s3_proxy.py"), "--port", port,
+                                   "--upstream", server$endpoint, "--fail-first", fail_first,
+                                   "--delay-ms", delay_ms),
+                             stdout = log, stderr = "2>&1", env = c("current", LD_LIBRARY_PATH = ""),
+                             cleanup = TRUE)
+  withr::defer(if (p$is_alive()) p$kill(), envir = env)
+  wait_for_port(p, port, log, "the S3 proxy")
+  list(endpoint = sprintf("http://127.0.0.1:%d", port), port = port, process = p)
+}
+
+# The proxy's request counts: list(requests, by_method, failed, bytes).
+s3_proxy_stats <- function(proxy) {
+  con <- socketConnection("127.0.0.1", proxy$port, open = "r+b", blocking = TRUE, timeout = 10)
+  on.exit(close(con))
+  writeLines(sprintf("GET /__proxy/stats HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r",
+                     proxy$port), con, sep = "\n")
+  lines <- readLines(con, warn = FALSE)
+  jsonlite::fromJSON(lines[length(lines)], simplifyVector = FALSE)
+}

@@ -274,3 +274,47 @@ test_that("two processes updating the attributes of one array: one wins, the oth
   first$set_attribute("more", 1L)
   expect_identical(open_zarr(url)[["/a"]]$attributes, list(writer = "first", more = 1L))
 })
+
+# ---------------------------------------------------------------- large values and failures
+
+test_that("a chunk over 64 MiB is uploaded in parts and reads back whole", {
+  s3 <- local_s3()
+  url <- sprintf("s3://%s/big.zarr", s3$bucket)
+  n <- 9e6 # 72 MB of float64, past the 64 MiB multipart threshold
+  def <- define_array("float64", n)
+  def$chunk_shape <- n
+  def$remove_codec("blosc") # the chunk is stored as its 72 MB, not compressed
+  x <- as.numeric(seq_len(n)) * 0.5
+  create_zarr(url)$add_array("/", "a", def)$write(x)
+  s <- zarr_objectstore$new(url)
+  # S3 gives a multipart object the ETag "<md5 of the parts' md5s>-<parts>".
+  tag <- zarr:::rz_store_get_versioned(s$.__enclos_env__$private$handle, "a/c/0")$tag
+  expect_match(tag, "-[0-9]+\"?$")
+  expect_identical(open_zarr(url)[["/a"]][], x)
+  # A small value is one plain PUT: its ETag is a plain MD5.
+  s$set("small", as.raw(1:3))
+  expect_match(zarr:::rz_store_get_versioned(s$.__enclos_env__$private$handle, "small")$tag,
+               "^\"?[0-9a-f]{32}\"?$")
+})
+
+test_that("requests refused with 503 are retried and the read succeeds; without retries it is an I/O error", {
+  s3 <- local_s3()
+  x <- matrix(1:100, 10, 10)
+  as_zarr(x, location = sprintf("s3://%s/retry.zarr", s3$bucket))
+  proxy <- start_s3_proxy(s3$server, fail_first = 2L)
+  withr::local_envvar(AWS_ENDPOINT_URL = proxy$endpoint)
+  expect_identical(open_zarr(sprintf("s3://%s/retry.zarr", s3$bucket))[["/"]][], x)
+  stats <- s3_proxy_stats(proxy)
+  expect_identical(stats$failed, 2L)
+  expect_gt(stats$requests, 2L)
+
+  flaky <- start_s3_proxy(s3$server, fail_first = 1L)
+  withr::local_envvar(AWS_ENDPOINT_URL = flaky$endpoint)
+  s <- zarr_objectstore$new(sprintf("s3://%s/retry.zarr", s3$bucket), options = list(max_retries = 0))
+  err <- tryCatch(s$get("zarr.json"), error = identity)
+  expect_s3_class(err, "zarr_error_io")
+  expect_match(conditionMessage(err), sprintf("bucket '%s', key 'retry.zarr/zarr.json'", s3$bucket), fixed = TRUE)
+  # The failure was the injected one; the next request goes through.
+  expect_identical(s3_proxy_stats(flaky)$failed, 1L)
+  expect_true(s$exists("zarr.json"))
+})
