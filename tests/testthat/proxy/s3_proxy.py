@@ -140,6 +140,9 @@ def main():
     p.add_argument("--fail-first", type=int, default=0)
     a = p.parse_args()
     state = State(a.fail_first)
+    # A client keeps up to 64 requests in flight: the default listen
+    # backlog of 5 would drop connections.
+    ThreadingHTTPServer.request_queue_size = 256
     server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.upstream, a.delay_ms / 1000, state))
     server.daemon_threads = True
     server.serve_forever()
