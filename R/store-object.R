@@ -1,5 +1,5 @@
 # Object stores: S3 (and S3-compatible servers), Google Cloud Storage and
-# Azure Blob Storage. The Rust engine (src/rust/src/store/object.rs) talks to
+# Azure Blob Storage. The Rust engine (src/rust/src/store/object/) talks to
 # them through the object_store crate, which signs requests, retries and
 # uploads in parts; this file turns URLs, arguments and the AWS shared
 # credentials file into its options.

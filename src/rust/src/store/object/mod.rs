@@ -3,8 +3,8 @@
 //! Arrow's `object_store` crate, the engine zarrs, obstore, polars and
 //! delta-rs share. The crate signs requests, reads credentials from each
 //! cloud's environment variables, retries 5xx and throttling responses
-//! with backoff, and does multipart uploads; this file maps the store
-//! trait onto it.
+//! with backoff, and does multipart uploads; this module maps the store
+//! trait onto it (config.rs: URLs, options and the builders).
 //!
 //! The crate is async. The store owns one small tokio runtime and the
 //! engine's threads `block_on` it: the engine stays synchronous, and a
@@ -22,76 +22,14 @@ use object_store::path::Path;
 use object_store::{
     GetOptions, GetRange, ObjectStore as _, ObjectStoreExt as _, PutMode, PutOptions, PutPayload,
 };
-use std::collections::HashMap;
-use std::sync::{Arc, Once};
-use std::time::Duration;
+use std::sync::Arc;
 
-/// Which cloud a store talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cloud {
-    S3,
-    Gcs,
-    Azure,
-}
+mod config;
+#[cfg(test)]
+mod tests;
 
-impl Cloud {
-    fn scheme(self) -> &'static str {
-        match self {
-            Cloud::S3 => "s3",
-            Cloud::Gcs => "gs",
-            Cloud::Azure => "az",
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Cloud::S3 => "S3",
-            Cloud::Gcs => "GCS",
-            Cloud::Azure => "Azure",
-        }
-    }
-}
-
-/// Settings of an [`ObjectStore`] that are not the cloud's own (those go to
-/// the `object_store` builder by their names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ObjectOptions {
-    /// The most requests a batch read has in flight. 64 requests of
-    /// 1 MiB each keep a 1 Gbit/s link with 20 ms round trips busy
-    /// (64 MiB per 20 ms would even allow 25 Gbit/s): latency, not
-    /// bandwidth, is what the engine has to hide.
-    pub max_concurrency: usize,
-    /// Values at least this long are uploaded in parts (a large shard).
-    pub multipart_threshold: usize,
-    /// The size of each part of a multipart upload.
-    pub part_size: usize,
-    /// Retries of a failed request (5xx, throttling, lost connections).
-    pub max_retries: usize,
-    /// The longest time spent retrying one request.
-    pub retry_timeout: Duration,
-}
-
-impl Default for ObjectOptions {
-    fn default() -> Self {
-        ObjectOptions {
-            max_concurrency: 64,
-            multipart_threshold: 64 << 20,
-            part_size: 16 << 20,
-            max_retries: 10,
-            retry_timeout: Duration::from_secs(180),
-        }
-    }
-}
-
-/// The option names this file reads itself; every other name goes to the
-/// cloud's builder.
-const OWN_OPTIONS: [&str; 5] = [
-    "max_concurrency",
-    "multipart_threshold",
-    "part_size",
-    "max_retries",
-    "retry_timeout",
-];
+use config::*;
+pub use config::{cloud_of_url, Cloud, ObjectOptions};
 
 pub struct ObjectStore {
     cloud: Cloud,
@@ -114,156 +52,6 @@ impl std::fmt::Debug for ObjectStore {
             .field("options", &self.options)
             .finish()
     }
-}
-
-/// rustls needs one crypto provider for the process; ring is the one the
-/// HTTP store's TLS already links, so no second implementation is built.
-fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // Another library of the process may have installed one already;
-        // either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
-/// The cloud of a URL and whether the URL names an object store at all:
-/// `s3://`, `s3a://`, `gs://`, `az://`, `azure://`, `abfs(s)://`, `adl://`,
-/// and the https URLs of S3, R2 and Azure that `object_store` knows.
-pub fn cloud_of_url(url: &str) -> Option<Cloud> {
-    let parsed = url::Url::parse(url).ok()?;
-    match os::ObjectStoreScheme::parse(&parsed).ok()?.0 {
-        os::ObjectStoreScheme::AmazonS3 => Some(Cloud::S3),
-        os::ObjectStoreScheme::GoogleCloudStorage => Some(Cloud::Gcs),
-        os::ObjectStoreScheme::MicrosoftAzure => Some(Cloud::Azure),
-        _ => None,
-    }
-}
-
-/// The bucket (container) a URL names, for messages and `url()`; the
-/// builders parse it themselves only when the store is built.
-fn bucket_of_url(url: &url::Url) -> String {
-    let host = url.host_str().unwrap_or("");
-    let first_segment = || {
-        url.path_segments()
-            .and_then(|mut s| s.next())
-            .unwrap_or("")
-            .to_string()
-    };
-    match url.scheme() {
-        // abfs://container@account.dfs.core.windows.net/path
-        "az" | "azure" | "adl" | "abfs" | "abfss" if !url.username().is_empty() => {
-            url.username().to_string()
-        }
-        "https" | "http" => {
-            // bucket.s3.region.amazonaws.com, else the bucket or container
-            // is the first segment of the path.
-            let mut labels = host.split('.');
-            match (labels.next(), labels.next()) {
-                (Some(b), Some(s3)) if s3 == "s3" || s3.starts_with("s3-") => b.to_string(),
-                _ => first_segment(),
-            }
-        }
-        _ => host.to_string(),
-    }
-}
-
-fn option_error(cloud: Cloud, msg: String) -> ZarrError {
-    ZarrError::Unsupported(format!("{} store: {msg}", cloud.name()))
-}
-
-fn parse_number<T: std::str::FromStr>(cloud: Cloud, key: &str, value: &str) -> Result<T> {
-    value.trim().parse().map_err(|_| {
-        option_error(
-            cloud,
-            format!("option '{key}' must be a number, not '{value}'"),
-        )
-    })
-}
-
-/// Whether the environment or `options` name a way to sign requests; when
-/// none does, a store that was not told otherwise reads anonymously
-/// instead of asking an instance metadata service that is not there.
-fn has_credentials(cloud: Cloud, options: &[(String, String)]) -> bool {
-    let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-    let opt = |names: &[&str]| {
-        options
-            .iter()
-            .any(|(k, _)| names.contains(&k.to_ascii_lowercase().as_str()))
-    };
-    match cloud {
-        Cloud::S3 => {
-            env("AWS_ACCESS_KEY_ID")
-                || env("AWS_WEB_IDENTITY_TOKEN_FILE")
-                || env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
-                || env("AWS_CONTAINER_CREDENTIALS_FULL_URI")
-                || opt(&["aws_access_key_id", "access_key_id"])
-        }
-        // GCS and Azure have default credential chains (gcloud's
-        // application default credentials, managed identities) that
-        // object_store follows; leave them on.
-        Cloud::Gcs | Cloud::Azure => true,
-    }
-}
-
-/// The builder settings of an Azure connection string
-/// (`AccountName=...;AccountKey=...;BlobEndpoint=...`), the form the Azure
-/// CLI and SDKs read from `AZURE_STORAGE_CONNECTION_STRING`; object_store
-/// does not read it. Unknown fields (queue and table endpoints) are left
-/// out; a value may hold '=' (base64 keys end in it).
-fn azure_connection_string(cs: &str) -> Vec<(String, String)> {
-    let mut fields = HashMap::new();
-    for part in cs.split(';') {
-        if let Some((k, v)) = part.split_once('=') {
-            fields.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-        }
-    }
-    let mut out = Vec::new();
-    let mut put = |k: &str, v: &str| out.push((k.to_string(), v.to_string()));
-    if fields
-        .get("usedevelopmentstorage")
-        .is_some_and(|v| truthy(v))
-    {
-        put("use_emulator", "true");
-    }
-    if let Some(v) = fields.get("accountname") {
-        put("account_name", v);
-    }
-    if let Some(v) = fields.get("accountkey") {
-        put("access_key", v);
-    }
-    if let Some(v) = fields.get("sharedaccesssignature") {
-        put("sas_key", v);
-    }
-    let endpoint = match (fields.get("blobendpoint"), fields.get("accountname")) {
-        (Some(e), _) => Some(e.trim_end_matches('/').to_string()),
-        (None, Some(account)) => {
-            let protocol = fields.get("defaultendpointsprotocol");
-            let suffix = fields.get("endpointsuffix");
-            (protocol.is_some() || suffix.is_some()).then(|| {
-                format!(
-                    "{}://{account}.blob.{}",
-                    protocol.map_or("https", String::as_str),
-                    suffix.map_or("core.windows.net", String::as_str)
-                )
-            })
-        }
-        (None, None) => None,
-    };
-    if let Some(e) = endpoint {
-        if e.to_ascii_lowercase().starts_with("http://") {
-            put("allow_http", "true");
-        }
-        put("endpoint", &e);
-    }
-    out
-}
-
-fn truthy(v: &str) -> bool {
-    matches!(
-        v.trim().to_ascii_lowercase().as_str(),
-        "1" | "true" | "yes" | "on"
-    )
 }
 
 impl ObjectStore {
@@ -294,27 +82,7 @@ impl ObjectStore {
             os::ObjectStoreScheme::MicrosoftAzure => Cloud::Azure,
             _ => return Err(bad_url("use s3://, gs://, az:// or abfs://")),
         };
-        let mut own = ObjectOptions::default();
-        let mut rest = Vec::new();
-        for (k, v) in options {
-            match k.to_ascii_lowercase().as_str() {
-                "max_concurrency" => own.max_concurrency = parse_number(cloud, k, v)?,
-                "multipart_threshold" => own.multipart_threshold = parse_number(cloud, k, v)?,
-                "part_size" => own.part_size = parse_number(cloud, k, v)?,
-                "max_retries" => own.max_retries = parse_number(cloud, k, v)?,
-                "retry_timeout" => {
-                    let secs: f64 = parse_number(cloud, k, v)?;
-                    if !(secs.is_finite() && secs >= 0.0) {
-                        return Err(option_error(cloud, format!("option '{k}' must be >= 0")));
-                    }
-                    own.retry_timeout = Duration::from_secs_f64(secs);
-                }
-                _ => rest.push((k.to_ascii_lowercase(), v.clone())),
-            }
-        }
-        own.max_concurrency = own.max_concurrency.max(1);
-        // S3 refuses parts under 5 MiB but the last.
-        own.part_size = own.part_size.max(5 << 20);
+        let (own, rest) = split_options(cloud, options)?;
         let anonymous = match anonymous {
             Some(a) => a,
             None => {
@@ -335,69 +103,17 @@ impl ObjectStore {
             .build()
             .map_err(|e| ZarrError::Io(format!("cannot start the I/O runtime of {url}: {e}")))?;
         let _guard = runtime.enter();
-        let unknown = |k: &str| {
-            option_error(
-                cloud,
-                format!(
-                    "unknown option '{k}' (known here: the object_store configuration keys and {})",
-                    OWN_OPTIONS.join(", ")
-                ),
-            )
-        };
-        let build_error = |e: os::Error| {
-            ZarrError::Unsupported(format!("cannot open {} store '{url}': {e}", cloud.name()))
-        };
-        let bucket = bucket_of_url(&parsed);
-        let inner: Arc<dyn os::ObjectStore> = match cloud {
-            Cloud::S3 => {
-                use os::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
-                let mut b = AmazonS3Builder::from_env().with_url(url);
-                for (k, v) in &rest {
-                    let key: K = k.parse().map_err(|_| unknown(k))?;
-                    b = b.with_config(key, v);
-                }
-                if anonymous {
-                    b = b.with_config(K::SkipSignature, "true");
-                }
-                Arc::new(b.with_retry(retry).build().map_err(build_error)?)
-            }
+        let settings = builder_settings(cloud, rest);
+        let inner = match cloud {
+            Cloud::S3 => build::<os::aws::AmazonS3Builder>(cloud, url, &settings, anonymous, retry),
             Cloud::Gcs => {
-                use os::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
-                let mut b = GoogleCloudStorageBuilder::from_env().with_url(url);
-                for (k, v) in &rest {
-                    let key: K = k.parse().map_err(|_| unknown(k))?;
-                    b = b.with_config(key, v);
-                }
-                if anonymous {
-                    b = b.with_config(K::SkipSignature, "true");
-                }
-                Arc::new(b.with_retry(retry).build().map_err(build_error)?)
+                build::<os::gcp::GoogleCloudStorageBuilder>(cloud, url, &settings, anonymous, retry)
             }
             Cloud::Azure => {
-                use os::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
-                let mut b = MicrosoftAzureBuilder::from_env().with_url(url);
-                // A connection string stands for the account variables when
-                // those are not set.
-                let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-                if !env_set("AZURE_STORAGE_ACCOUNT_NAME") && !env_set("AZURE_STORAGE_USE_EMULATOR")
-                {
-                    if let Ok(cs) = std::env::var("AZURE_STORAGE_CONNECTION_STRING") {
-                        for (k, v) in azure_connection_string(&cs) {
-                            let key: K = k.parse().map_err(|_| unknown(&k))?;
-                            b = b.with_config(key, v);
-                        }
-                    }
-                }
-                for (k, v) in &rest {
-                    let key: K = k.parse().map_err(|_| unknown(k))?;
-                    b = b.with_config(key, v);
-                }
-                if anonymous {
-                    b = b.with_config(K::SkipSignature, "true");
-                }
-                Arc::new(b.with_retry(retry).build().map_err(build_error)?)
+                build::<os::azure::MicrosoftAzureBuilder>(cloud, url, &settings, anonymous, retry)
             }
-        };
+        }?;
+        let bucket = bucket_of_url(&parsed);
         drop(_guard);
         Ok(ObjectStore {
             cloud,
@@ -801,193 +517,5 @@ impl Store for ObjectStore {
             }),
         };
         self.runtime.block_on(self.put_async(key, &[value], mode))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn opts(kv: &[(&str, &str)]) -> Vec<(String, String)> {
-        kv.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn urls_of_each_cloud_are_recognised() {
-        assert_eq!(cloud_of_url("s3://bkt/a/b.zarr"), Some(Cloud::S3));
-        assert_eq!(cloud_of_url("s3a://bkt/a"), Some(Cloud::S3));
-        assert_eq!(
-            cloud_of_url("https://bkt.s3.eu-west-1.amazonaws.com/a.zarr"),
-            Some(Cloud::S3)
-        );
-        assert_eq!(cloud_of_url("gs://bkt/a"), Some(Cloud::Gcs));
-        assert_eq!(cloud_of_url("az://container/a"), Some(Cloud::Azure));
-        assert_eq!(
-            cloud_of_url("abfs://container@acct.dfs.core.windows.net/a"),
-            Some(Cloud::Azure)
-        );
-        assert_eq!(cloud_of_url("https://example.org/a.zarr"), None);
-        assert_eq!(cloud_of_url("data/a.zarr"), None);
-    }
-
-    #[test]
-    fn open_takes_bucket_and_prefix_from_the_url() {
-        let s = ObjectStore::open(
-            "s3://bkt/data/x.zarr/",
-            &opts(&[("region", "eu-west-1")]),
-            true,
-            Some(true),
-        )
-        .unwrap();
-        assert_eq!(s.bucket(), "bkt");
-        assert_eq!(s.prefix(), "data/x.zarr");
-        assert_eq!(s.url(), "s3://bkt/data/x.zarr");
-        assert_eq!(s.describe(), "S3 store at s3://bkt/data/x.zarr");
-        assert_eq!(s.path("c/0/1").as_ref(), "data/x.zarr/c/0/1");
-        assert_eq!(s.key_of(&Path::from("data/x.zarr/c/0/1")), "c/0/1");
-
-        let v = ObjectStore::open(
-            "https://bkt2.s3.us-west-2.amazonaws.com/y.zarr",
-            &[],
-            true,
-            Some(true),
-        )
-        .unwrap();
-        assert_eq!((v.bucket(), v.prefix()), ("bkt2", "y.zarr"));
-
-        let g = ObjectStore::open("gs://gbkt/z", &[], true, Some(true)).unwrap();
-        assert_eq!(
-            (g.cloud(), g.bucket(), g.prefix()),
-            (Cloud::Gcs, "gbkt", "z")
-        );
-        let a = ObjectStore::open(
-            "az://cont/p/q",
-            &opts(&[("account_name", "acct")]),
-            true,
-            Some(true),
-        )
-        .unwrap();
-        assert_eq!(
-            (a.cloud(), a.bucket(), a.prefix()),
-            (Cloud::Azure, "cont", "p/q")
-        );
-        assert_eq!(a.url(), "az://cont/p/q");
-    }
-
-    #[test]
-    fn own_options_are_read_and_bad_ones_refused() {
-        let s = ObjectStore::open(
-            "s3://bkt",
-            &opts(&[
-                ("max_concurrency", "7"),
-                ("retry_timeout", "2.5"),
-                ("part_size", "1"),
-            ]),
-            true,
-            Some(true),
-        )
-        .unwrap();
-        assert_eq!(s.options().max_concurrency, 7);
-        assert_eq!(s.options().retry_timeout, Duration::from_millis(2500));
-        assert_eq!(s.options().part_size, 5 << 20);
-        assert_eq!(s.prefix(), "");
-
-        let e = ObjectStore::open("s3://bkt", &opts(&[("no_such_option", "1")]), true, None)
-            .unwrap_err();
-        assert_eq!(e.kind(), "unsupported");
-        assert!(e.message().contains("no_such_option"), "{e}");
-        let e = ObjectStore::open("s3://bkt", &opts(&[("max_retries", "many")]), true, None)
-            .unwrap_err();
-        assert!(e.message().contains("max_retries"), "{e}");
-        let e = ObjectStore::open("https://example.org/a", &[], true, None).unwrap_err();
-        assert_eq!(e.kind(), "unsupported");
-    }
-
-    #[test]
-    fn azure_connection_strings_become_builder_settings() {
-        let key = "a2V5PT0=";
-        let got = azure_connection_string(&format!(
-            "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey={key};\
-             BlobEndpoint=http://127.0.0.1:10000/acct/;QueueEndpoint=http://q"
-        ));
-        assert_eq!(
-            got,
-            opts(&[
-                ("account_name", "acct"),
-                ("access_key", key),
-                ("allow_http", "true"),
-                ("endpoint", "http://127.0.0.1:10000/acct"),
-            ])
-        );
-        let got = azure_connection_string(
-            "AccountName=a;SharedAccessSignature=sv=1&sig=x;EndpointSuffix=core.chinacloudapi.cn",
-        );
-        assert_eq!(
-            got,
-            opts(&[
-                ("account_name", "a"),
-                ("sas_key", "sv=1&sig=x"),
-                ("endpoint", "https://a.blob.core.chinacloudapi.cn"),
-            ])
-        );
-        assert_eq!(
-            azure_connection_string("UseDevelopmentStorage=true"),
-            opts(&[("use_emulator", "true")])
-        );
-        assert!(azure_connection_string("").is_empty());
-    }
-
-    #[test]
-    fn writes_to_a_read_only_store_are_refused_before_any_request() {
-        let s = ObjectStore::open("s3://bkt/p", &[], true, Some(true)).unwrap();
-        let e = s.set("a", b"x").unwrap_err();
-        assert_eq!(e.kind(), "read_only");
-        assert!(e.message().contains("s3://bkt/p"), "{e}");
-        assert_eq!(s.erase("a").unwrap_err().kind(), "read_only");
-        assert_eq!(
-            s.set_if_version("a", b"x", None).unwrap_err().kind(),
-            "read_only"
-        );
-        assert_eq!(
-            s.get("../a", ByteRange::All).unwrap_err().kind(),
-            "invalid_key"
-        );
-    }
-
-    #[test]
-    fn errors_name_bucket_and_key_and_keep_their_kind() {
-        let s = ObjectStore::open("s3://bkt/root", &[], false, Some(true)).unwrap();
-        let src = || -> Box<dyn std::error::Error + Send + Sync> { "denied".into() };
-        let e = s.error(
-            "read",
-            "c/0",
-            os::Error::PermissionDenied {
-                path: "root/c/0".into(),
-                source: src(),
-            },
-        );
-        assert_eq!(e.kind(), "permission_denied");
-        assert!(e.message().contains("bucket 'bkt', key 'root/c/0'"), "{e}");
-        let e = s.error(
-            "write",
-            "zarr.json",
-            os::Error::Precondition {
-                path: "root/zarr.json".into(),
-                source: src(),
-            },
-        );
-        assert_eq!(e.kind(), "conflict");
-        let e = s.error(
-            "read",
-            "k",
-            os::Error::Generic {
-                store: "S3",
-                source: src(),
-            },
-        );
-        assert_eq!(e.kind(), "io");
-        assert!(e.message().contains("key 'root/k'"), "{e}");
     }
 }
