@@ -160,6 +160,7 @@ mod array;
 mod codec;
 mod metadata;
 mod node;
+mod registry;
 mod store;
 
 use alloc::{alloc_r_vector, with_r_buffer};
@@ -169,6 +170,7 @@ extendr_module! {
     use store;
     use metadata;
     use node;
+    use registry;
     use array;
     use codec;
 }
