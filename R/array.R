@@ -125,7 +125,13 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   Fewer are returned when that dimension has fewer than `n` chunks.
     #' @return A list of selections, each a list with one vector of
     #'   1-based indices per dimension, as `read()` and `write()` take.
-    chunk_regions = function(n) array_chunk_regions(self, n)
+    chunk_regions = function(n) array_chunk_regions(self, n),
+    #' @description The engine's handle of the array and what every read
+    #'   needs (shape, dimension names, CF decoding), made once per array
+    #'   object; the `[` and `[<-` methods read and write through it.
+    #' @param decode Whether reads are CF-decoded (see [cf_decoding]).
+    #' @return A list with `handle`, `shape`, `dim_names` and `cf`.
+    engine_info = function(decode = cf_decode()) private$read_info(decode)
   ),
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
@@ -190,13 +196,10 @@ as_extents <- function(x) {
 }
 
 # The engine's handle of the array at `path`: from the metadata document
-# the store object read or wrote last (node_json_get()), so that the store
-# is not read again; from the store when it has none.
+# the store object read or wrote last, so that the store is not read
+# again; from the store when it has none.
 open_array_engine <- function(store, path, decode) {
-  key <- node_key_path(path)
-  txt <- node_json_get(store, key)
-  if (is.null(txt)) return(zarr_call(rz_array_open(store_handle(store), key, decode)))
-  zarr_call(rz_array_attach(store_handle(store), key, txt, decode))
+  zarr_call(rz_node_array(store_handle(store), node_key_path(path), decode))
 }
 
 # A selection of index vectors (as `[` and `[<-` resolve them) for the
@@ -303,10 +306,10 @@ engine_read <- function(info, sel, as_array, dim_names) {
 }
 
 # The array's handle, shape and dimension names (see read_info).
-array_read_info <- function(arr) arr$.__enclos_env__$private$read_info()
+array_read_info <- function(arr) arr$engine_info()
 
 # The raw (not CF-decoding) handle that writes go through, after cf_encode().
-array_write_handle <- function(arr) arr$.__enclos_env__$private$engine(FALSE)
+array_write_handle <- function(arr) arr$engine_info(FALSE)$handle
 
 # Write as `zarr_array$write()` does: `selection` holds ranges. Without a
 # selection, data with the array's rank (a vector for a 1-d array) goes to
@@ -391,7 +394,7 @@ array_print <- function(arr) {
   cat("chunks     : ", if (length(chunks)) paste(chunks, collapse = " x ") else "(scalar)", " (",
       format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")
   cat("codecs     : ", paste(codec_names(meta$codecs), collapse = ", "), "\n", sep = "")
-  cf_print(arr$.__enclos_env__$private$read_info()$cf)
+  cf_print(array_read_info(arr)$cf)
   keys <- arr$store$list_prefix(arr$prefix)
   keys <- keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
   stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))

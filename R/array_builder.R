@@ -2,12 +2,18 @@
 # document, applies the package defaults (R order via transpose, chunks of
 # at most 100, bytes + blosc), and the engine validates the result.
 
-codec_modes <- c(transpose = "array -> array", bytes = "array -> bytes", "vlen-utf8" = "array -> bytes",
-                 "numpy.fixed_string" = "array -> bytes", sharding_indexed = "array -> bytes",
-                 gzip = "bytes -> bytes", zstd = "bytes -> bytes",
-                 blosc = "bytes -> bytes", crc32c = "bytes -> bytes", "numcodecs.zlib" = "bytes -> bytes",
-                 "numcodecs.lz4" = "bytes -> bytes", "numcodecs.bz2" = "bytes -> bytes",
-                 "numcodecs.shuffle" = "bytes -> bytes")
+# The mode of each codec the engine knows, named by codec, from the codecs'
+# Rust files (src/rust/src/codec/), read once per session.
+codec_modes <- function() {
+  modes <- registry_cache$codec_modes
+  if (is.null(modes)) {
+    reg <- zarr_call(rz_codec_registry())
+    modes <- stats::setNames(reg$mode, reg$name)
+    registry_cache$codec_modes <- modes
+  }
+  modes
+}
+
 mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
 
 default_chunk_shape <- function(shape) {
@@ -19,24 +25,12 @@ r_order <- function(ndim) as.list(rev(seq_len(ndim) - 1L))
 # The configuration a codec gets when none (or only part) is given.
 default_codec_configuration <- function(codec, configuration, data_type, ndim) {
   cfg <- if (is.null(configuration)) list() else as.list(configuration)
-  size <- zarr_type_table$size[zarr_type_table$data_type == data_type]
-  defaults <- switch(codec,
-    transpose = list(order = r_order(ndim)),
-    bytes = if (!is.na(size) && size > 1L) list(endian = "little") else list(),
-    "vlen-utf8" = list(),
-    gzip = list(level = 5L),
-    zstd = list(level = 1L, checksum = FALSE),
-    blosc = list(cname = "zstd", clevel = 1L, shuffle = blosc_shuffle(data_type),
-                 typesize = if (is.na(size) || size < 1L) 1L else size, blocksize = 0L),
-    crc32c = list(),
-    # numcodecs codecs, for Zarr v2 arrays that older tools read
-    "numcodecs.zlib" = list(level = 1L),
-    "numcodecs.lz4" = list(acceleration = 1L),
-    "numcodecs.bz2" = list(level = 1L),
-    "numcodecs.shuffle" = list(elementsize = if (is.na(size)) 1L else size),
+  txt <- zarr_call(rz_codec_defaults(codec, data_type, as.integer(ndim)))
+  if (is.null(txt)) {
     zarr_abort("unsupported", sprintf("unknown codec '%s'; known codecs are %s", codec,
-                                      paste(names(codec_modes), collapse = ", ")))
-  )
+                                      paste(names(codec_modes()), collapse = ", ")))
+  }
+  defaults <- parse_json(txt)
   for (n in names(cfg)) defaults[[n]] <- cfg[[n]]
   if (codec == "transpose") defaults$order <- as.list(as.integer(unlist(defaults$order)))
   defaults
@@ -55,21 +49,13 @@ default_codecs <- function(data_type, ndim, portable = FALSE) {
   out <- list()
   if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
   if (data_type == "string") {
-    return(c(out, list(codec_entry("vlen-utf8", list()), codec_entry("zstd", list(level = 1L, checksum = FALSE)))))
+    zstd <- default_codec_configuration("zstd", NULL, data_type, ndim)
+    return(c(out, list(codec_entry("vlen-utf8", list()), codec_entry("zstd", zstd))))
   }
   c(out, list(
     codec_entry("bytes", default_codec_configuration("bytes", NULL, data_type, ndim)),
     codec_entry("blosc", default_codec_configuration("blosc", NULL, data_type, ndim))
   ))
-}
-
-# Blosc's shuffle for a data type, as R-CF's zarr chooses it: none for
-# single bytes, byte shuffle for 2- and 4-byte types and int64, bit shuffle
-# for the rest (float64, complex, uint64).
-blosc_shuffle <- function(data_type) {
-  if (data_type %in% c("bool", "int8", "uint8", "string")) return("noshuffle")
-  if (data_type %in% c("int16", "uint16", "int32", "uint32", "int64", "float32")) return("shuffle")
-  "bitshuffle"
 }
 
 # A sharding codec whose inner chunks use the codecs the array had (or
@@ -114,15 +100,15 @@ builder_set_fixed_string <- function(private, configuration) {
 
 # Insert a codec where its mode allows; NULL (with a warning) if it cannot go there.
 insert_codec <- function(codecs, name, configuration, position) {
-  mode <- codec_modes[[name]]
-  if (mode == "array -> bytes" && "array -> bytes" %in% codec_modes[codec_names(codecs)]) {
+  mode <- codec_modes()[[name]]
+  if (mode == "array -> bytes" && "array -> bytes" %in% codec_modes()[codec_names(codecs)]) {
     zarr_warn(sprintf("codec '%s' not added: the array already has an array -> bytes codec", name))
     return(NULL)
   }
   n <- length(codecs)
   pos <- if (is.null(position)) n + 1L else min(max(1L, as.integer(position)), n + 1L)
   new <- append(codecs, list(codec_entry(name, configuration)), after = pos - 1L)
-  ranks <- mode_rank[codec_modes[codec_names(new)]]
+  ranks <- mode_rank[codec_modes()[codec_names(new)]]
   if (is.unsorted(ranks)) {
     zarr_warn(sprintf("codec '%s' (%s) not added: it cannot stand at position %d of the codec chain", name, mode, pos))
     return(NULL)
@@ -222,7 +208,7 @@ array_builder <- R6::R6Class("array_builder",
     #' @return Self, invisibly.
     remove_codec = function(codec) {
       check_string(codec, "codec")
-      if (identical(codec_modes[[codec]], "array -> bytes")) {
+      if (identical(codec_modes()[[codec]], "array -> bytes")) {
         zarr_warn(sprintf("codec '%s' not removed: the chain needs an array -> bytes codec", codec))
       } else {
         private$.codecs <- private$.codecs[codec_names(private$.codecs) != codec]
@@ -299,7 +285,7 @@ array_builder <- R6::R6Class("array_builder",
     codec_info = function(value) {
       if (!length(private$.codecs)) return(NULL)
       names <- codec_names(private$.codecs)
-      data.frame(mode = unname(codec_modes[names]), codec = names, stringsAsFactors = FALSE)
+      data.frame(mode = unname(codec_modes()[names]), codec = names, stringsAsFactors = FALSE)
     },
     #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
     #'   objects.

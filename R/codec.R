@@ -58,7 +58,7 @@ zarr_codec <- R6::R6Class("zarr_codec",
     #' @field mode (read-only) "array -> array", "array -> bytes" or
     #'   "bytes -> bytes".
     mode = function(value) {
-      m <- codec_modes[private$.name]
+      m <- codec_modes()[private$.name]
       if (is.na(m)) "bytes -> bytes" else unname(m)
     },
     #' @field from (read-only) What the codec encodes: "array" or "bytes".

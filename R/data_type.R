@@ -4,18 +4,24 @@
 # NA_integer_ for int32), the maximum of unsigned integers, NaN for floats
 # and complex, and false for bool (which has no NA in Zarr).
 
-zarr_type_table <- data.frame(
-  data_type = c("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128", "string"),
-  Rtype = c("logical", "integer", "integer", "integer", "integer64", "integer", "integer", "integer64",
-            "integer64", "double", "double", "double", "complex", "complex", "character"),
-  signed = c(FALSE, TRUE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE),
-  size = c(1L, 1L, 2L, 4L, 8L, 1L, 2L, 4L, 8L, 2L, 4L, 8L, 8L, 16L, NA),
-  min = c(0, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0, -Inf, -Inf, -Inf, NA, NA, NA),
-  max = c(1, 127, 32767, 2147483647, 9223372036854775807, 255, 65535, 4294967295,
-          18446744073709551615, Inf, Inf, Inf, NA, NA, NA),
-  stringsAsFactors = FALSE
-)
+# The data types and what R needs of each (R type, signedness, size, range),
+# from the engine (src/rust/src/dtype.rs), read once per session.
+zarr_type_table <- function() {
+  tab <- registry_cache$types
+  if (is.null(tab)) {
+    tab <- as.data.frame(zarr_call(rz_data_types()), stringsAsFactors = FALSE)
+    registry_cache$types <- tab
+  }
+  tab
+}
+
+registry_cache <- new.env(parent = emptyenv())
+
+# One column of the type table at `data_type`.
+type_info <- function(data_type, column) {
+  tab <- zarr_type_table()
+  tab[[column]][tab$data_type == data_type]
+}
 
 # Fill values are kept in R as what they will be in JSON: a number, TRUE or
 # FALSE, "NaN"/"Infinity"/"-Infinity", a list(re, im) for complex, or a
@@ -31,17 +37,17 @@ default_fill_value <- function(data_type) {
     # both NA and "" round-trip.
     string = "\u2400",
     {
-      row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
-      if (row$signed) row$min else row$max
+      if (type_info(data_type, "signed")) type_info(data_type, "min") else type_info(data_type, "max")
     }
   )
 }
 
 check_data_type <- function(data_type) {
   check_string(data_type, "data_type")
-  if (!data_type %in% zarr_type_table$data_type) {
+  types <- zarr_type_table()$data_type
+  if (!data_type %in% types) {
     zarr_abort("unsupported", sprintf("data type '%s' is not supported; use one of %s", data_type,
-                                      paste(zarr_type_table$data_type, collapse = ", ")))
+                                      paste(types, collapse = ", ")))
   }
   data_type
 }
@@ -96,7 +102,7 @@ normalize_fill_value <- function(value, data_type) {
   }
   if (!grepl("^-?[0-9]+$", txt)) bad()
   txt <- sub("^(-?)0+([0-9])", "\\1\\2", txt)
-  row <- zarr_type_table[zarr_type_table$data_type == data_type, ]
+  row <- zarr_type_table()[zarr_type_table()$data_type == data_type, ]
   if (row$size == 8L) {
     # Doubles cannot tell 2^63 from 2^63 - 1: compare the digits.
     lo <- if (data_type == "int64") "-9223372036854775808" else "0"
@@ -227,11 +233,11 @@ zarr_data_type <- R6::R6Class("zarr_data_type",
       private$.fill <- default_fill_value(value)
     },
     #' @field Rtype (read-only) The R type values of this data type read as.
-    Rtype = function(value) zarr_type_table$Rtype[zarr_type_table$data_type == private$.name],
+    Rtype = function(value) type_info(private$.name, "Rtype"),
     #' @field signed (read-only) Whether the type is signed.
-    signed = function(value) zarr_type_table$signed[zarr_type_table$data_type == private$.name],
+    signed = function(value) type_info(private$.name, "signed"),
     #' @field size (read-only) Size of one element in bytes.
-    size = function(value) zarr_type_table$size[zarr_type_table$data_type == private$.name],
+    size = function(value) type_info(private$.name, "size"),
     #' @field fill_value The fill value, in its JSON form.
     fill_value = function(value) {
       if (missing(value)) return(private$.fill)

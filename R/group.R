@@ -37,7 +37,8 @@ zarr_group <- R6::R6Class("zarr_group",
     #' @description Find the children of this group and their descendants.
     #' @return Self, invisibly.
     build_hierarchy = function() {
-      private$.children <- group_find_children(self)
+      private$.children <- group_find_children(self, private$.known)
+      private$.known <- list()
       for (ch in private$.children) if (inherits(ch, "zarr_group")) ch$build_hierarchy()
       invisible(self)
     },
@@ -45,7 +46,7 @@ zarr_group <- R6::R6Class("zarr_group",
     #'   goes up one level.
     #' @param path The relative path.
     #' @return A [zarr_group] or [zarr_array], or NULL if there is none.
-    get_node = function(path) group_get_node(self, path),
+    get_node = function(path) group_get_node(self, private, path),
     #' @description Count the arrays in this group.
     #' @param recursive Whether to count arrays in sub-groups too.
     #' @return An integer.
@@ -82,6 +83,7 @@ zarr_group <- R6::R6Class("zarr_group",
                                 attributes = structure(list(), names = character(0)))
       self$save()
       private$.children <- list()
+      private$.known <- list()
       invisible(self)
     },
     #' @description Put a node object into this group's children in place
@@ -101,19 +103,29 @@ zarr_group <- R6::R6Class("zarr_group",
   active = list(
     #' @field children (read-only) The child groups and arrays, a list.
     children = function(value) {
-      if (is.null(private$.children)) private$.children <- group_find_children(self)
+      if (is.null(private$.children)) {
+        private$.children <- group_find_children(self, private$.known)
+        private$.known <- list()
+      }
       private$.children
     },
     #' @field groups (read-only) Paths of the groups from here down.
-    groups = function(value) collect_paths(self, "zarr_group"),
+    groups = function(value) collect_paths(self, private, "zarr_group"),
     #' @field arrays (read-only) Paths of the arrays from here down.
-    arrays = function(value) collect_paths(self, "zarr_array")
+    arrays = function(value) collect_paths(self, private, "zarr_array")
   ),
   private = list(
     .children = NULL,
+    # Children met one by one (by name, or added) before the group was
+    # listed: the listing reuses these objects.
+    .known = list(),
     add_child = function(node) {
+      if (is.null(private$.children)) {
+        private$.known[[node$name]] <- node
+        return(node)
+      }
       # Listing the store may already find the new node: keep one object.
-      kids <- self$children
+      kids <- private$.children
       same <- vapply(kids, function(k) identical(k$name, node$name), logical(1))
       if (any(same)) kids[[which(same)[1L]]] <- node else kids <- c(kids, list(node))
       private$.children <- kids
@@ -142,8 +154,10 @@ group_add_array <- function(self, private, name, metadata) {
   private$add_child(build_node(name, meta, self, self$store))
 }
 
-# Children found by listing the store below the group's prefix.
-group_find_children <- function(group) {
+# Children found by listing the store below the group's prefix; `known`
+# holds nodes already built, by name, which are kept (those the listing
+# does not find, as on an HTTP store, too).
+group_find_children <- function(group, known = list()) {
   store <- group$store
   subs <- tryCatch(store_child_paths(store, group$prefix), zarr_error_unsupported = function(e) {
     # A store that cannot list (HTTP) and has no consolidated metadata.
@@ -153,15 +167,22 @@ group_find_children <- function(group) {
   out <- list()
   for (s in subs) {
     name <- sub(".*/", "", s)
+    if (!is.null(known[[name]])) {
+      out[[length(out) + 1L]] <- known[[name]]
+      next
+    }
     meta <- child_metadata(store, s, warn = FALSE)
     if (is.null(meta)) next
-    out[[length(out) + 1L]] <- if (is.null(meta$unreadable)) {
-      build_node(name, meta, group, store)
-    } else {
-      zarr_unreadable_node$new(name, meta, group)
-    }
+    out[[length(out) + 1L]] <- child_node(name, meta, group)
   }
-  out
+  listed <- vapply(out, function(ch) ch$name, character(1))
+  c(out, unname(known[!names(known) %in% listed]))
+}
+
+# The node object for a child's metadata (see child_metadata()).
+child_node <- function(name, meta, group) {
+  if (!is.null(meta$unreadable)) return(zarr_unreadable_node$new(name, meta, group))
+  build_node(name, meta, group, group$store)
 }
 
 # The metadata of the node at `path`, or for a node whose metadata this
@@ -201,10 +222,10 @@ zarr_unreadable_node <- R6::R6Class("zarr_unreadable_node",
   )
 )
 
-collect_paths <- function(group, cls) {
+collect_paths <- function(group, private, cls) {
   # Paths need no node objects: below a group whose children were never
   # asked for, walk the store's metadata instead of building them.
-  if (is.null(group$.__enclos_env__$private$.children)) {
+  if (is.null(private$.children) && !length(private$.known)) {
     return(walk_paths(group$store, group$path, cls))
   }
   out <- character(0)
@@ -213,7 +234,7 @@ collect_paths <- function(group, cls) {
     if (inherits(ch, "zarr_unreadable_node")) {
       unreadable_warn(ch$path, ch$metadata$unreadable$message)
     } else if (inherits(ch, "zarr_group")) {
-      out <- c(out, collect_paths(ch, cls))
+      out <- c(out, if (cls == "zarr_group") ch$groups else ch$arrays)
     } else if (cls == "zarr_array") {
       out <- c(out, ch$path)
     }
@@ -241,32 +262,38 @@ walk_paths <- function(store, path, cls) {
   out
 }
 
-group_get_node <- function(group, path) {
+group_get_node <- function(self, private, path) {
   check_string(path, "path")
   parts <- strsplit(path, "/", fixed = TRUE)[[1L]]
-  node <- group
+  node <- self
   for (p in parts[nzchar(parts) & parts != "."]) {
-    if (p == "..") {
-      node <- node$parent
+    node <- if (p == "..") {
+      node$parent
+    } else if (identical(node, self)) {
+      group_child(self, private, p)
     } else if (inherits(node, "zarr_group")) {
-      hit <- Filter(function(ch) ch$name == p, node$children)
-      node <- if (length(hit)) hit[[1L]] else child_by_path(node, p)
-      if (inherits(node, "zarr_unreadable_node")) unreadable_abort(node)
-    } else {
-      node <- NULL
+      node$get_node(p)
     }
     if (is.null(node)) return(NULL)
   }
   node
 }
 
-# A child the group's listing did not find (a store that cannot list, such
-# as HTTP without consolidated metadata): ask the store for its metadata.
-child_by_path <- function(group, name) {
-  meta <- group$store$get_metadata(child_path(group$path, name))
-  if (is.null(meta)) return(NULL)
-  node <- build_node(name, meta, group, group$store)
-  group$.__enclos_env__$private$add_child(node)
+# The child `name` of a group, NULL when there is none. Before the group is
+# listed only that child's document is read, so opening one array of a
+# large group does not read the others'. A child the listing did not find
+# (a store that cannot list, such as HTTP without consolidated metadata)
+# is asked for by its path too.
+group_child <- function(self, private, name) {
+  hit <- Filter(function(ch) ch$name == name, private$.children %||% private$.known)
+  node <- if (length(hit)) {
+    hit[[1L]]
+  } else {
+    meta <- child_metadata(self$store, child_path(self$path, name), warn = FALSE)
+    if (!is.null(meta)) private$add_child(child_node(name, meta, self))
+  }
+  if (inherits(node, "zarr_unreadable_node")) unreadable_abort(node)
+  node
 }
 
 group_delete <- function(self, private, name) {

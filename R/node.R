@@ -191,7 +191,7 @@ node_absolute_path <- function(node, dest) {
 node_walk_path <- function(node, node_names) {
   if (!is.character(node_names)) zarr_abort("argument", "`node_names` must be a character vector")
   for (nm in node_names[nzchar(node_names) & node_names != "."]) {
-    nxt <- if (nm == "..") node$parent else if (inherits(node, "zarr_group")) group_get_node(node, nm)
+    nxt <- if (nm == "..") node$parent else if (inherits(node, "zarr_group")) node$get_node(nm)
     if (is.null(nxt)) {
       zarr_abort("not_found", sprintf("node '%s' has no %s", node$path,
                                       if (nm == "..") "parent" else sprintf("child '%s'", nm)))

@@ -183,15 +183,15 @@ objectstore_set <- function(self, private, key, value) {
   } else {
     zarr_call(rz_store_set(private$handle, key, value))
   }
-  node_json_forget(self, key)
+  node_forget(private$handle, key)
   invisible(self)
 }
 
 objectstore_get_metadata <- function(self, private, prefix) {
-  meta <- store_get_metadata(self, prefix)
+  meta <- store_get_metadata(private$handle, prefix)
   if (is.null(meta) || self$read_only) return(meta)
   path <- node_key_path(prefix)
-  docs <- if (identical(private$.version, 2L)) {
+  docs <- if (identical(self$version, 2L)) {
     c(if (identical(meta$node_type, "array")) ".zarray" else ".zgroup", ".zattrs")
   } else {
     "zarr.json"

@@ -31,7 +31,7 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase = function(key) {
       zarr_call(rz_store_erase(private$handle, key))
-      node_json_forget(self, key)
+      node_forget(private$handle, key)
       invisible(TRUE)
     },
     #' @description Remove every key that starts with a prefix.
@@ -39,7 +39,7 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase_prefix = function(prefix) {
       zarr_call(rz_store_erase_prefix(private$handle, as_prefix(prefix)))
-      node_json_forget(self, as_prefix(prefix), below = TRUE)
+      node_forget(private$handle, as_prefix(prefix), below = TRUE)
       invisible(TRUE)
     },
     #' @description Whether a key exists.
@@ -93,7 +93,7 @@ zarr_store <- R6::R6Class("zarr_store",
     set = function(key, value) {
       if (!is.raw(value)) zarr_abort("argument", sprintf("the value for key '%s' must be a raw vector", key))
       zarr_call(rz_store_set(private$handle, key, value))
-      node_json_forget(self, key)
+      node_forget(private$handle, key)
       invisible(self)
     },
     #' @description Store a value under a key unless the key exists.
@@ -107,7 +107,7 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @description The metadata document of the node at a path.
     #' @param prefix The node path ("" or "/" for the root).
     #' @return A list, or NULL when there is no node there.
-    get_metadata = function(prefix) store_get_metadata(self, prefix),
+    get_metadata = function(prefix) store_get_metadata(private$handle, prefix),
     #' @description Write the metadata document of the node at a path.
     #' @param prefix The node path.
     #' @param metadata A list, or an [array_builder].
@@ -153,7 +153,9 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @field supports_writes (read-only) Whether the store can be written.
     supports_writes = function(value) !self$read_only,
     #' @field version (read-only) The Zarr version of the store.
-    version = function(value) private$.version,
+    version = function(value) {
+      if (is.null(private$handle)) private$.version else zarr_call(rz_node_version(private$handle, 0L))
+    },
     #' @field separator (read-only) The chunk key separator that arrays
     #'   created in this store get when their metadata has none: "/", the
     #'   Zarr specification's default (the manual has "." for local and
@@ -163,11 +165,7 @@ zarr_store <- R6::R6Class("zarr_store",
   ),
   private = list(
     handle = NULL,
-    .version = 3L,
-    .consolidated = NULL,
-    .consolidated_json = NULL,
-    .consolidated_parents = NULL,
-    .node_json = NULL
+    .version = 3L
   )
 )
 
@@ -352,7 +350,7 @@ store_clear <- function(self, private) {
   keep <- c("zarr.json", ".zgroup", ".zattrs")
   saved <- lapply(keep, self$get)
   zarr_call(rz_store_erase_prefix(private$handle, ""))
-  node_json_forget(self, "", below = TRUE)
+  node_forget(private$handle, "", below = TRUE)
   for (i in seq_along(keep)) if (!is.null(saved[[i]])) self$set(keep[[i]], saved[[i]])
   invisible(TRUE)
 }
@@ -368,152 +366,35 @@ to_json <- function(x, pretty = TRUE) {
                    json_verbatim = TRUE)
 }
 
-store_private <- function(store) store$.__enclos_env__$private
+# The node documents below live in the store's Rust handle (see
+# src/rust/src/node.rs): R asks for one when it needs it.
 
-# The metadata of the node at `prefix`. The root's zarr.json may hold
-# consolidated metadata (the documents of every node below it): then those
-# are taken from it and the store is neither read nor listed again.
-store_get_metadata <- function(self, prefix) {
-  path <- node_key_path(prefix)
-  cons <- store_private(self)$.consolidated
-  if (nzchar(path) && !is.null(cons[[path]])) {
-    u <- cons[[path]]$unreadable
-    if (!is.null(u)) zarr_abort(u$kind, u$message)
-    return(cons[[path]])
-  }
-  txt <- with_context(zarr_call(rz_node_metadata(store_handle(self), path)), sprintf("node '/%s'", path))
-  if (is.null(txt)) return(NULL)
-  meta <- parse_json(txt)
-  if (!nzchar(path)) {
-    priv <- store_private(self)
-    priv$.version <- as.integer(meta$zarr_format)
-    priv$.consolidated <- consolidated_entries(self, meta, txt)
-  }
-  if (identical(meta$node_type, "array")) node_json_put(self, path, txt)
-  meta
+# The metadata of the node at `prefix`, a list; NULL when there is none. The
+# root's consolidated metadata, when it has some, answers for every node
+# below it without a read of the store.
+store_get_metadata <- function(handle, prefix) {
+  txt <- zarr_call(rz_node_document(handle, node_key_path(prefix)))
+  if (is.null(txt)) NULL else parse_json(txt)
 }
 
-# The node documents of consolidated metadata: in the root zarr.json (v3),
-# or in .zmetadata (v2). NULL when there are none. Their JSON texts are
-# kept too (see node_json_get()).
-consolidated_entries <- function(store, root_meta, root_txt) {
-  priv <- store_private(store)
-  if (identical(as.integer(root_meta$zarr_format), 3L)) {
-    entries <- root_meta$consolidated_metadata$metadata
-    if (!is.list(entries)) return(NULL)
-    priv$.consolidated_json <- zarr_call(rz_consolidated_v3(root_txt))
-    return(entries)
-  }
-  raw <- store$get(".zmetadata")
-  if (is.null(raw)) return(NULL)
-  txt <- rawToChar(raw)
-  Encoding(txt) <- "UTF-8"
-  docs <- tryCatch(zarr_call(rz_consolidated_v2(txt)), zarr_error = function(e) consolidated_v2_nodes(txt))
-  unreadable <- vapply(docs, inherits, logical(1), "zarr_error")
-  priv$.consolidated_json <- unlist(docs[!unreadable])
-  entries <- lapply(docs, function(d) {
-    if (!inherits(d, "zarr_error")) return(parse_json(d))
-    kind <- sub("^zarr_error_", "", class(d)[1L])
-    list(node_type = "array", unreadable = list(kind = kind, message = conditionMessage(d)))
-  })
-  entries[nzchar(names(entries))]
-}
+# The document an array's engine is opened from without reading the store
+# (JSON text), or NULL: the one the store object read or wrote last.
+node_json_get <- function(store, path) zarr_call(rz_node_array_document(store_handle(store), path))
 
-# .zmetadata one node at a time, for when a node in it cannot be read:
-# each node's documents or the error that node raises.
-consolidated_v2_nodes <- function(txt) {
-  doc <- tryCatch(parse_json(txt), error = function(e) NULL)
-  meta <- doc$metadata
-  if (!is.list(meta)) zarr_abort("metadata", "'.zmetadata' must hold a 'metadata' object")
-  keys <- names(meta)
-  kinds <- sub("^(.*/)?", "", keys)
-  paths <- sub("/?[^/]*$", "", keys)
-  node_paths <- unique(paths[kinds %in% c(".zarray", ".zgroup")])
-  out <- lapply(node_paths, function(p) {
-    own <- keys[paths == p]
-    one <- list(metadata = meta[own], zarr_consolidated_format = 1L)
-    res <- tryCatch(zarr_call(rz_consolidated_v2(as.character(to_json(one, pretty = FALSE)))),
-                    zarr_error = function(e) e)
-    if (!inherits(res, "zarr_error")) return(unname(res[match(p, names(res))]))
-    res$message <- sprintf("'.zmetadata', node '/%s': %s", p, conditionMessage(res))
-    res
-  })
-  names(out) <- node_paths
-  out
-}
-
-# The metadata documents of arrays as this store object last read or wrote
-# them, as JSON text by node path: an array's engine is opened from them
-# (zarr_array's engine()) instead of reading the store again, which costs
-# a request per array over HTTP. Writing or erasing a node's documents
-# through the store forgets its text.
-node_json_get <- function(store, path) {
-  priv <- store_private(store)
-  env <- priv$.node_json
-  if (!is.null(env) && !is.null(txt <- env[[paste0("/", path)]])) return(txt)
-  cons <- priv$.consolidated_json
-  if (nzchar(path) && path %in% names(cons)) cons[[path]] else NULL
-}
-
-node_json_put <- function(store, path, txt) {
-  priv <- store_private(store)
-  if (is.null(priv$.node_json)) priv$.node_json <- new.env(hash = TRUE, parent = emptyenv())
-  # "/" first: the root's path "" is not a valid name in an environment.
-  assign(paste0("/", path), txt, envir = priv$.node_json)
-  invisible(NULL)
-}
-
-# Forget the text of the node whose document `key` is, or with `below`,
-# of every node below the prefix `key`.
-node_json_forget <- function(store, key, below = FALSE) {
-  priv <- store_private(store)
-  drop_cons <- function(paths) {
-    cons <- priv$.consolidated_json
-    if (length(paths) && any(names(cons) %in% paths)) priv$.consolidated_json <- cons[!names(cons) %in% paths]
-  }
-  if (below) {
-    in_prefix <- function(p) !nzchar(key) || startsWith(paste0(p, "/"), key)
-    if (!is.null(priv$.node_json)) {
-      names <- ls(priv$.node_json, all.names = TRUE)
-      rm(list = names[vapply(substring(names, 2L), in_prefix, logical(1))], envir = priv$.node_json)
-    }
-    cons <- names(priv$.consolidated_json)
-    drop_cons(cons[vapply(cons, in_prefix, logical(1))])
-    return(invisible(NULL))
-  }
-  name <- sub("^.*/", "", key)
-  if (!name %in% c("zarr.json", ".zarray", ".zattrs")) return(invisible(NULL))
-  path <- if (grepl("/", key, fixed = TRUE)) sub("/[^/]*$", "", key) else ""
-  if (!is.null(priv$.node_json) && exists(paste0("/", path), envir = priv$.node_json, inherits = FALSE)) {
-    rm(list = paste0("/", path), envir = priv$.node_json)
-  }
-  drop_cons(path)
+# Forget the documents a write or erase of `key` makes stale (with `below`,
+# those of every node under the prefix `key`).
+node_forget <- function(handle, key, below = FALSE) {
+  zarr_call(rz_node_forget(handle, key, below))
   invisible(NULL)
 }
 
 # The paths of the nodes directly below `prefix`: from consolidated
 # metadata when the store has it, otherwise by listing.
 store_child_paths <- function(store, prefix) {
-  cons <- store_private(store)$.consolidated
-  parent <- node_key_path(prefix)
-  if (!is.null(cons)) {
-    paths <- names(cons)
-    parents <- consolidated_parents(store, paths)
-    return(sort(paths[parents == parent]))
-  }
+  paths <- zarr_call(rz_node_children(store_handle(store), node_key_path(prefix)))
+  if (!is.null(paths)) return(sort(paths))
   entries <- store$list_dir(as_prefix(prefix))
   sort(sub("/$", "", entries[endsWith(entries, "/")]))
-}
-
-# The parent path of each consolidated node path, worked out once per set of
-# paths: walking a hierarchy asks for every group's children.
-consolidated_parents <- function(store, paths) {
-  priv <- store_private(store)
-  memo <- priv$.consolidated_parents
-  if (!is.null(memo) && identical(memo$paths, paths)) return(memo$parents)
-  parents <- sub("/?[^/]*$", "", paths)
-  priv$.consolidated_parents <- list(paths = paths, parents = parents)
-  parents
 }
 
 # Validate a metadata list (or array_builder) with the engine and return the
@@ -534,12 +415,9 @@ store_set_metadata <- function(self, prefix, metadata) {
   for (name in names(docs)) {
     self$set(if (nzchar(path)) paste(path, name, sep = "/") else name, charToRaw(enc2utf8(docs[[name]])))
   }
-  if (identical(kind, "array")) node_json_put(self, path, txt)
-  # Keep the consolidated view of this session in step with the store.
-  if (nzchar(path) && !is.null(store_private(self)$.consolidated)) {
-    priv <- store_private(self)
-    priv$.consolidated[[path]] <- parse_json(zarr_call(rz_metadata_normalize(txt, FALSE, TRUE)))
-  }
+  # The handle keeps what was written (and the consolidated view of this
+  # session in step with the store).
+  zarr_call(rz_node_put(store_handle(self), path, txt))
   invisible(self)
 }
 

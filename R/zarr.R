@@ -150,8 +150,6 @@ zarr_consolidate <- function(self) {
     docs <- vapply(nodes, function(m) as.character(to_json(m, pretty = FALSE)), character(1))
     txt <- zarr_call(rz_consolidate_v2(c("", names(entries)), unname(docs)))
     self$store$set(".zmetadata", charToRaw(enc2utf8(txt)))
-    priv <- store_private(self$store)
-    priv$.consolidated <- NULL
     self$store$get_metadata("")
     return(invisible(self))
   }
@@ -160,8 +158,6 @@ zarr_consolidate <- function(self) {
   meta$consolidated_metadata <- list(kind = "inline", must_understand = FALSE, metadata = entries)
   root$metadata <- meta
   root$save()
-  priv <- store_private(self$store)
-  priv$.consolidated <- NULL
   self$store$get_metadata("")
   invisible(self)
 }
@@ -259,8 +255,7 @@ new_store <- function(location, zarr_format = 3L) {
   if (!is.null(store$get_metadata(""))) {
     zarr_abort("argument", sprintf("'%s' already holds a Zarr store; use open_zarr()", store$uri))
   }
-  priv <- store_private(store)
-  priv$.version <- as.integer(zarr_format)
+  zarr_call(rz_node_version(store_handle(store), as.integer(zarr_format)))
   store
 }
 

@@ -323,3 +323,46 @@ test_that("a store holding an array it cannot read opens, lists and reads every 
     }
   }
 })
+
+test_that("opening one child of a group reads that child's document and no sibling's", {
+  skip_on_os("windows")
+  path <- withr::local_tempdir(fileext = ".zarr")
+  z <- create_zarr(path)
+  z$add_array("/", "x", define_array("int32", 3))$write(1:3)
+  z$add_array("/", "y", define_array("int32", 3))
+  # A sibling whose document cannot be read at all (reading a FIFO is an
+  # I/O error, which would stop a listing of the group).
+  unlink(file.path(path, "y", "zarr.json"))
+  expect_identical(system2("mkfifo", shQuote(file.path(path, "y", "zarr.json"))), 0L)
+  z2 <- open_zarr(path, read_only = TRUE)
+  expect_identical(z2[["/x"]][], 1:3)
+  expect_null(z2[["/nothing"]])
+  # The listing, asked for later, meets the sibling and reuses the child
+  # already opened.
+  x <- z2[["/x"]]
+  expect_error(z2$root$children, class = "zarr_error_io")
+})
+
+test_that("a child opened by name is the object the group's listing later holds", {
+  z <- create_zarr()
+  z$add_array("/", "b", define_array("int32", 2))
+  z$add_array("/", "a", define_array("int32", 2))
+  z2 <- open_zarr(z$store)
+  b <- z2[["/b"]]
+  kids <- z2$root$children
+  expect_identical(child_names(z2$root), c("a", "b"))
+  expect_true(identical(kids[[2L]], b))
+  expect_identical(z2$arrays, c("/a", "/b"))
+})
+
+test_that("a group on an HTTP store without consolidated metadata opens a child by name with two requests", {
+  path <- withr::local_tempdir(fileext = ".zarr")
+  z <- create_zarr(path)
+  for (nm in c("a", "b", "c")) z$add_array("/", nm, define_array("int32", 2))
+  server <- local_http_server(path)
+  http_reset(server)
+  expect_no_warning(a <- open_zarr(server$url)[["/b"]])
+  expect_identical(a$path, "/b")
+  # the root's zarr.json and the array's: no other node is read
+  expect_identical(as.integer(http_stats(server)$requests), 2L)
+})

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod fill;
 pub mod metadata;
+pub mod node;
 pub mod pages;
 pub mod pool;
 pub mod selection;

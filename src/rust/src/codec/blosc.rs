@@ -12,6 +12,7 @@
 //! c-blosc trusts the sizes in a buffer's header, so every header is checked
 //! against the real buffer length before decompressing.
 
+use super::{config, CodecSpec, Mode};
 use super::{BytesToBytes, CodecContext};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -23,6 +24,42 @@ use blosc_src::{
 };
 use serde_json::{json, Map, Value};
 use std::ffi::{c_int, CString};
+
+pub const NAME: &str = "blosc";
+
+/// zstd at level 1, as R-CF's zarr writes: byte shuffle for 2- and 4-byte
+/// types and int64, bit shuffle for the other multi-byte types, none for
+/// single bytes and strings; `typesize` the element size.
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("blosc"),
+    mode: Mode::BytesToBytes,
+    schema: &[
+        (
+            "cname",
+            "\"blosclz\", \"lz4\", \"lz4hc\", \"zstd\" or \"zlib\"",
+        ),
+        ("clevel", "integer 0 to 9"),
+        ("shuffle", "\"noshuffle\", \"shuffle\" or \"bitshuffle\""),
+        ("typesize", "integer >= 1"),
+        ("blocksize", "integer >= 0 (0: blosc chooses)"),
+    ],
+    defaults: Some(|dtype, _| {
+        use DataType as D;
+        let shuffle = match dtype {
+            D::Bool | D::Int8 | D::UInt8 | D::String => "noshuffle",
+            D::Int16 | D::UInt16 | D::Int32 | D::UInt32 | D::Int64 | D::Float32 => "shuffle",
+            _ => "bitshuffle",
+        };
+        config(&[
+            ("cname", "zstd".into()),
+            ("clevel", 1.into()),
+            ("shuffle", shuffle.into()),
+            ("typesize", dtype.size().max(1).into()),
+            ("blocksize", 0.into()),
+        ])
+    }),
+};
 
 /// The compressors this build of c-blosc has (snappy is left out of it).
 const CNAMES: [&str; 5] = ["blosclz", "lz4", "lz4hc", "zlib", "zstd"];

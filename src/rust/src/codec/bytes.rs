@@ -3,9 +3,27 @@
 //! Configuration: `endian`, "little" or "big"; may be absent for types of
 //! one byte. Complex numbers swap their two parts separately.
 
+use super::{config, CodecSpec, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
+
+pub const NAME: &str = "bytes";
+
+/// Little endian for types of more than one byte; none for the others.
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: None,
+    mode: Mode::ArrayToBytes,
+    schema: &[("endian", "\"little\" or \"big\"")],
+    defaults: Some(|dtype, _| {
+        if dtype.size() > 1 {
+            config(&[("endian", "little".into())])
+        } else {
+            config(&[])
+        }
+    }),
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Endian {

@@ -6,9 +6,20 @@
 //! reader warns and still returns the data, so one flipped bit does not make
 //! a whole array unreadable.
 
+use super::{config, CodecSpec, Mode};
 use super::{BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
+
+pub const NAME: &str = "crc32c";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("crc32c"),
+    mode: Mode::BytesToBytes,
+    schema: &[],
+    defaults: Some(|_, _| config(&[])),
+};
 
 const CHECKSUM_LEN: usize = 4;
 

@@ -12,10 +12,24 @@
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
 use super::{BytesToBytes, CodecContext};
+use super::{CodecSpec, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::fill::{f16_to_f64, f64_to_f16};
 use serde_json::{json, Map, Value};
+
+pub const NAME: &str = "numcodecs.delta";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("delta"),
+    mode: Mode::BytesToBytes,
+    schema: &[
+        ("dtype", "NumPy type string"),
+        ("astype", "NumPy type string"),
+    ],
+    defaults: None,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {

@@ -10,8 +10,17 @@
 //! The codec exists for Zarr v2 metadata; Zarr v3 has no spelling for it.
 
 use super::Endian;
+use super::{CodecSpec, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: None,
+    mode: Mode::ArrayToBytes,
+    schema: &[("dtype", "NumPy type string such as \"<U5\" or \"|S5\"")],
+    defaults: None,
+};
 
 /// The codec's name in a codec list.
 pub const NAME: &str = "numpy.fixed_string";

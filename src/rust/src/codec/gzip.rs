@@ -6,6 +6,7 @@
 //! because some writers put that under the name `gzip`.
 
 use super::limited::{is_zlib, read_limited};
+use super::{config, CodecSpec, Mode};
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
@@ -13,6 +14,16 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::{json, Map, Value};
 use std::io::Write;
+
+pub const NAME: &str = "gzip";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("gzip"),
+    mode: Mode::BytesToBytes,
+    schema: &[("level", "integer 0 to 9")],
+    defaults: Some(|_, _| config(&[("level", 5.into())])),
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gzip {

@@ -28,6 +28,68 @@ pub mod zstd;
 
 pub use bytes::Endian;
 
+/// What a codec takes and gives, which fixes its place in a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    ArrayToArray,
+    ArrayToBytes,
+    BytesToBytes,
+}
+
+impl Mode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::ArrayToArray => "array -> array",
+            Mode::ArrayToBytes => "array -> bytes",
+            Mode::BytesToBytes => "bytes -> bytes",
+        }
+    }
+}
+
+/// A codec's identity, declared once in its own file: its name in Zarr v3
+/// metadata, numcodecs' `id` for it in Zarr v2 metadata (if it has one),
+/// its mode, its configuration members, and the configuration a new array
+/// of a data type and number of dimensions gets when none is given (None:
+/// it has to be configured).
+pub struct CodecSpec {
+    pub name: &'static str,
+    pub v2_id: Option<&'static str>,
+    pub mode: Mode,
+    pub schema: &'static [(&'static str, &'static str)],
+    pub defaults: Option<fn(DataType, usize) -> Map<String, Value>>,
+}
+
+/// Every codec the engine reads and writes, in chain order.
+pub const REGISTRY: [&CodecSpec; 14] = [
+    &transpose::SPEC,
+    &bytes::SPEC,
+    &vlen::SPEC,
+    &fixed_string::SPEC,
+    &sharding::SPEC,
+    &gzip::SPEC,
+    &zstd::SPEC,
+    &blosc::SPEC,
+    &crc32c::SPEC,
+    &zlib::SPEC,
+    &numcodecs::LZ4_SPEC,
+    &numcodecs::BZ2_SPEC,
+    &numcodecs::SHUFFLE_SPEC,
+    &delta::SPEC,
+];
+
+/// The codec named `name` in Zarr v3 metadata.
+pub fn spec(name: &str) -> Option<&'static CodecSpec> {
+    REGISTRY.iter().copied().find(|s| s.name == name)
+}
+
+/// A configuration object from its members.
+fn config(members: &[(&str, Value)]) -> Map<String, Value> {
+    members
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
 /// Warnings raised while decoding in worker threads, handed to R afterwards.
 #[derive(Debug, Default)]
 pub struct Warnings(Mutex<Vec<String>>);
@@ -145,16 +207,16 @@ fn bytes_to_bytes(
     dtype: DataType,
 ) -> Result<Option<Box<dyn BytesToBytes>>> {
     Ok(Some(match name {
-        "gzip" => Box::new(gzip::Gzip::from_config(config)?),
-        "zstd" => Box::new(zstd::Zstd::from_config(config)?),
-        "blosc" => Box::new(blosc::Blosc::from_config(config, dtype)?),
-        "crc32c" => Box::new(crc32c::Crc32c::from_config(config)?),
+        gzip::NAME => Box::new(gzip::Gzip::from_config(config)?),
+        zstd::NAME => Box::new(zstd::Zstd::from_config(config)?),
+        blosc::NAME => Box::new(blosc::Blosc::from_config(config, dtype)?),
+        crc32c::NAME => Box::new(crc32c::Crc32c::from_config(config)?),
         // numcodecs codecs of Zarr v2 arrays (see metadata::v2).
-        "numcodecs.zlib" => Box::new(zlib::Zlib::from_config(config)?),
-        "numcodecs.lz4" => Box::new(numcodecs::Lz4::from_config(config)?),
-        "numcodecs.bz2" => Box::new(numcodecs::Bz2::from_config(config)?),
-        "numcodecs.shuffle" => Box::new(numcodecs::Shuffle::from_config(config)?),
-        "numcodecs.delta" => Box::new(delta::Delta::from_config(config, dtype)?),
+        zlib::NAME => Box::new(zlib::Zlib::from_config(config)?),
+        numcodecs::LZ4_NAME => Box::new(numcodecs::Lz4::from_config(config)?),
+        numcodecs::BZ2_NAME => Box::new(numcodecs::Bz2::from_config(config)?),
+        numcodecs::SHUFFLE_NAME => Box::new(numcodecs::Shuffle::from_config(config)?),
+        delta::NAME => Box::new(delta::Delta::from_config(config, dtype)?),
         _ => return Ok(None),
     }))
 }
@@ -182,7 +244,7 @@ impl CodecChain {
         for v in codecs {
             let (name, config) = codec_name_and_config(v)?;
             let a2b = match name.as_str() {
-                "transpose" => {
+                transpose::NAME => {
                     if array_to_bytes.is_some() {
                         return Err(ZarrError::Metadata(
                             "codec 'transpose' (array -> array) must come before the array -> bytes codec".into(),
@@ -191,23 +253,23 @@ impl CodecChain {
                     transposes.push(transpose::parse_order(&config, ndim)?);
                     continue;
                 }
-                "bytes" if dtype == DataType::String => {
+                bytes::NAME if dtype == DataType::String => {
                     return Err(ZarrError::Metadata(format!(
                         "strings need the 'vlen-utf8' (or '{}') codec, not 'bytes'",
                         fixed_string::NAME
                     )))
                 }
-                "bytes" => ArrayToBytes::Bytes {
+                bytes::NAME => ArrayToBytes::Bytes {
                     endian: bytes::parse_endian(&config, dtype)?,
                 },
-                "sharding_indexed" => ArrayToBytes::Sharding(Box::new(
+                sharding::NAME => ArrayToBytes::Sharding(Box::new(
                     sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
                 )),
-                "vlen-utf8" if dtype == DataType::String => ArrayToBytes::VlenUtf8,
+                vlen::NAME if dtype == DataType::String => ArrayToBytes::VlenUtf8,
                 fixed_string::NAME if dtype == DataType::String => {
                     ArrayToBytes::FixedString(fixed_string::FixedString::from_config(&config)?)
                 }
-                "vlen-utf8" | fixed_string::NAME => {
+                vlen::NAME | fixed_string::NAME => {
                     return Err(ZarrError::Metadata(format!(
                         "codec '{name}' is for strings, not {}",
                         dtype.name()
@@ -669,5 +731,46 @@ mod tests {
             CodecChain::from_json(c.as_array().unwrap(), DataType::Int32, &[0; 4], 3).unwrap();
         assert_eq!(chain.order(), Some(vec![1, 2, 0]));
         assert_eq!(Value::Array(chain.to_json()), c);
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+    use crate::dtype::ALL_DATA_TYPES;
+
+    #[test]
+    fn every_codec_has_one_name_and_one_v2_id() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for b in &REGISTRY[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert!(a.v2_id.is_none() || a.v2_id != b.v2_id, "{}", a.name);
+            }
+            assert!(std::ptr::eq(spec(a.name).unwrap(), *a));
+        }
+        assert!(spec("lzma").is_none());
+    }
+
+    #[test]
+    fn default_configurations_make_codecs_the_chain_accepts() {
+        for dtype in ALL_DATA_TYPES {
+            for s in REGISTRY.iter().filter(|s| s.mode == Mode::BytesToBytes) {
+                let Some(defaults) = s.defaults else { continue };
+                let made = bytes_to_bytes(s.name, &defaults(dtype, 2), dtype);
+                assert!(
+                    matches!(made, Ok(Some(_))),
+                    "{} for {}",
+                    s.name,
+                    dtype.name()
+                );
+            }
+            let order = (transpose::SPEC.defaults.unwrap())(dtype, 3);
+            assert_eq!(transpose::parse_order(&order, 3).unwrap(), vec![2, 1, 0]);
+            let bytes = (bytes::SPEC.defaults.unwrap())(dtype, 1);
+            assert_eq!(bytes.contains_key("endian"), dtype.size() > 1);
+        }
+        let blosc = (blosc::SPEC.defaults.unwrap())(DataType::Float64, 1);
+        assert_eq!(blosc["shuffle"], "bitshuffle");
+        assert_eq!(blosc["typesize"], 8);
     }
 }

@@ -10,10 +10,40 @@
 //!   `bz2.compress`). Configuration: `level`, an integer 1 to 9.
 
 use super::limited::read_limited;
+use super::{config, CodecSpec, Mode};
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 use std::io::Write;
+
+pub const LZ4_NAME: &str = "numcodecs.lz4";
+pub const BZ2_NAME: &str = "numcodecs.bz2";
+pub const SHUFFLE_NAME: &str = "numcodecs.shuffle";
+
+pub const LZ4_SPEC: CodecSpec = CodecSpec {
+    name: LZ4_NAME,
+    v2_id: Some("lz4"),
+    mode: Mode::BytesToBytes,
+    schema: &[("acceleration", "integer")],
+    defaults: Some(|_, _| config(&[("acceleration", 1.into())])),
+};
+
+pub const BZ2_SPEC: CodecSpec = CodecSpec {
+    name: BZ2_NAME,
+    v2_id: Some("bz2"),
+    mode: Mode::BytesToBytes,
+    schema: &[("level", "integer 1 to 9")],
+    defaults: Some(|_, _| config(&[("level", 1.into())])),
+};
+
+/// `elementsize` the size of the array's element (1 for strings).
+pub const SHUFFLE_SPEC: CodecSpec = CodecSpec {
+    name: SHUFFLE_NAME,
+    v2_id: Some("shuffle"),
+    mode: Mode::BytesToBytes,
+    schema: &[("elementsize", "integer >= 1")],
+    defaults: Some(|dtype, _| config(&[("elementsize", dtype.size().max(1).into())])),
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lz4 {

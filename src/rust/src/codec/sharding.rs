@@ -10,12 +10,28 @@
 //! writes and for shards nested in shards.
 
 use super::{CodecChain, CodecContext};
+use super::{CodecSpec, Mode};
 use crate::convert::copy_elements;
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::pool::{self, collect_tasks, run_tasks};
 use crate::store::ByteRange;
 use serde_json::{json, Map, Value};
+
+pub const NAME: &str = "sharding_indexed";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: None,
+    mode: Mode::ArrayToBytes,
+    schema: &[
+        ("chunk_shape", "inner chunk shape"),
+        ("codecs", "codec list"),
+        ("index_codecs", "codec list"),
+        ("index_location", "\"start\" or \"end\""),
+    ],
+    defaults: None,
+};
 
 /// An index entry of an inner chunk that is not stored.
 pub const MISSING: u64 = u64::MAX;

@@ -3,8 +3,21 @@
 //! is decoded (logical) dimension `order[i]`. The engine applies it as
 //! strides; data is never permuted on its own.
 
+use super::{config, CodecSpec, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
+
+pub const NAME: &str = "transpose";
+
+/// The default order reverses the dimensions: chunks are then stored in
+/// R's column-major order and read with a plain copy.
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: None,
+    mode: Mode::ArrayToArray,
+    schema: &[("order", "permutation of 0 to ndim - 1")],
+    defaults: Some(|_, ndim| config(&[("order", (0..ndim).rev().collect::<Vec<_>>().into())])),
+};
 
 pub fn parse_order(config: &Map<String, Value>, ndim: usize) -> Result<Vec<usize>> {
     let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'transpose': {why}")));

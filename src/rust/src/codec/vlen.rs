@@ -3,7 +3,18 @@
 //! v2. No configuration. A chunk is a u32le element count, then for each
 //! element (in C order) a u32le byte length and the UTF-8 bytes.
 
+use super::{config, CodecSpec, Mode};
 use crate::error::{Result, ZarrError};
+
+pub const NAME: &str = "vlen-utf8";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("vlen-utf8"),
+    mode: Mode::ArrayToBytes,
+    schema: &[],
+    defaults: Some(|_, _| config(&[])),
+};
 
 fn read_u32(data: &[u8], at: usize, what: &str) -> Result<u32> {
     data.get(at..at + 4)

@@ -6,6 +6,7 @@
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
 use super::limited::{is_zlib, read_limited};
+use super::{config, CodecSpec, Mode};
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::ZlibDecoder;
@@ -13,6 +14,16 @@ use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use serde_json::{json, Map, Value};
 use std::io::Write;
+
+pub const NAME: &str = "numcodecs.zlib";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("zlib"),
+    mode: Mode::BytesToBytes,
+    schema: &[("level", "integer -1 to 9")],
+    defaults: Some(|_, _| config(&[("level", 1.into())])),
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zlib {

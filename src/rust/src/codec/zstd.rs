@@ -9,11 +9,22 @@
 //! back to back, and tells a checksum mismatch apart from other damage so it
 //! can follow `strict_checksums` like the crc32c codec does.
 
+use super::{config, CodecSpec, Mode};
 use super::{BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
 use zstd::zstd_safe::{self, CParameter, DCtx, InBuffer, OutBuffer};
+
+pub const NAME: &str = "zstd";
+
+pub const SPEC: CodecSpec = CodecSpec {
+    name: NAME,
+    v2_id: Some("zstd"),
+    mode: Mode::BytesToBytes,
+    schema: &[("level", "integer -131072 to 22"), ("checksum", "boolean")],
+    defaults: Some(|_, _| config(&[("level", 1.into()), ("checksum", false.into())])),
+};
 
 /// The level range of the spec (zstd's own minimum is -(1 << 17)).
 const MIN_LEVEL: i64 = -131_072;

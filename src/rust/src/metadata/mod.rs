@@ -445,6 +445,62 @@ pub fn v2_consolidated_nodes(zmetadata: &[u8]) -> Result<Vec<(String, NodeMetada
     Ok(out)
 }
 
+/// The nodes of `.zmetadata` each on its own: a node this reader cannot
+/// represent gets its error (naming it) and hides none of its siblings.
+/// Nodes are read one by one only when the whole document does not parse;
+/// a document without a `metadata` object is an error.
+pub fn v2_consolidated_each(zmetadata: &[u8]) -> Result<Vec<(String, Result<NodeMetadata>)>> {
+    if let Ok(nodes) = v2_consolidated_nodes(zmetadata) {
+        return Ok(nodes.into_iter().map(|(p, n)| (p, Ok(n))).collect());
+    }
+    let doc: Option<Value> = serde_json::from_slice(zmetadata).ok();
+    let Some(Value::Object(meta)) = doc.as_ref().and_then(|d| d.get("metadata")) else {
+        return Err(ZarrError::Metadata(
+            "'.zmetadata' must hold a 'metadata' object".into(),
+        ));
+    };
+    let split = |key: &str| -> (String, String) {
+        match key.rsplit_once('/') {
+            Some((p, k)) => (p.to_string(), k.to_string()),
+            None => (String::new(), key.to_string()),
+        }
+    };
+    let mut paths: Vec<String> = Vec::new();
+    for key in meta.keys() {
+        let (path, kind) = split(key);
+        if (kind == v2::ZARRAY || kind == v2::ZGROUP) && !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    let out = paths
+        .into_iter()
+        .map(|p| {
+            let own: Map<String, Value> = meta
+                .iter()
+                .filter(|(k, _)| split(k).0 == p)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let one = json!({"metadata": own, "zarr_consolidated_format": 1});
+            let node = serde_json::to_vec(&one)
+                .map_err(ZarrError::from)
+                .and_then(|b| v2_consolidated_nodes(&b))
+                .and_then(|nodes| {
+                    nodes
+                        .into_iter()
+                        .find(|(q, _)| *q == p)
+                        .map(|(_, n)| n)
+                        .ok_or_else(|| ZarrError::Metadata("no node document".into()))
+                })
+                .map_err(|e| {
+                    let prefix = format!("'.zmetadata', node '/{p}'");
+                    e.context(&prefix)
+                });
+            (p, node)
+        })
+        .collect();
+    Ok(out)
+}
+
 /// Zarr v2 consolidated metadata (.zmetadata) for the given nodes.
 pub fn v2_consolidated_document(nodes: &[(String, NodeMetadata)]) -> Result<Vec<u8>> {
     let mut map = Map::new();

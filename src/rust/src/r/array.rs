@@ -2,12 +2,12 @@
 
 use super::*;
 
-fn array_value(a: Array) -> Robj {
+pub(super) fn array_value(a: Array) -> Robj {
     ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
 }
 
 /// The array, CF-decoded (`cf.rs`) when `decode` says so.
-fn decoded(a: Array, decode: bool) -> Result<Array> {
+pub(super) fn decoded(a: Array, decode: bool) -> Result<Array> {
     if decode {
         a.with_cf()
     } else {
@@ -71,11 +71,16 @@ fn rz_array_cf(h: Robj) -> Robj {
 #[extendr]
 fn rz_array_attach(store: Robj, path: &str, json: &str, decode: bool) -> Robj {
     guard(|| {
-        let what = format!("array '/{}'", path.trim_start_matches('/'));
-        let meta = array_metadata(json).map_err(|e| e.context(&what))?;
-        let a = Array::with_metadata(store_of(&store)?, path, meta)?;
+        let a = attach_metadata(store_of(&store)?, path, json)?;
         Ok(array_value(decoded(a, decode)?))
     })
+}
+
+/// The array at `path` in `store` from its R-form metadata `json`.
+pub(super) fn attach_metadata(store: Arc<dyn Store>, path: &str, json: &str) -> Result<Array> {
+    let what = format!("array '/{}'", path.trim_start_matches('/'));
+    let meta = array_metadata(json).map_err(|e| e.context(&what))?;
+    Array::with_metadata(store, path, meta)
 }
 
 /// @noRd

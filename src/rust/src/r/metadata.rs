@@ -1,5 +1,6 @@
 //! Bindings of metadata: normalising documents, the documents of a node,
-//! reading a node's metadata, and consolidated metadata (v2 and v3).
+//! and writing Zarr v2 consolidated metadata (nodes are read through the
+//! store handle's documents, `r/node.rs`).
 
 use super::*;
 
@@ -54,52 +55,6 @@ fn rz_metadata_documents(json: &str) -> Robj {
     })
 }
 
-/// The metadata of the node at `path`, v3 or v2, in R form (JSON text),
-/// or NULL when there is no node.
-/// @noRd
-#[extendr]
-fn rz_node_metadata(store: Robj, path: &str) -> Robj {
-    guard(|| {
-        let store = store_of(&store)?;
-        let path = crate::engine::normalize_path(path)?;
-        Ok(match crate::metadata::read_node(store.as_ref(), &path)? {
-            None => ().into(),
-            Some(node) => {
-                let text = serde_json::to_vec(&crate::metadata::r_form(&node))?;
-                let (_, doc) = crate::metadata::canonical(&text, true)?;
-                serde_json::to_string(&doc).map_err(ZarrError::from)?.into()
-            }
-        })
-    })
-}
-
-/// Zarr v2 consolidated metadata (.zmetadata text) as a named list of
-/// node documents in R form (JSON text), named by node path.
-/// @noRd
-#[extendr]
-fn rz_consolidated_v2(text: &str) -> Robj {
-    guard(|| {
-        let nodes = crate::metadata::v2_consolidated_nodes(text.as_bytes())?;
-        let mut paths = Vec::new();
-        let mut docs = Vec::new();
-        for (path, node) in &nodes {
-            let t = serde_json::to_vec(&crate::metadata::r_form(node))?;
-            let (_, doc) = crate::metadata::canonical(&t, true)?;
-            paths.push(path.clone());
-            docs.push(serde_json::to_string(&doc).map_err(ZarrError::from)?);
-        }
-        named_strings(docs, paths)
-    })
-}
-
-/// A character vector of `values` named by `names`.
-fn named_strings(values: Vec<String>, names: Vec<String>) -> Result<Robj> {
-    let mut v: Robj = strings(values);
-    v.set_names(names)
-        .map_err(|e| ZarrError::Type(e.to_string()))?;
-    Ok(v)
-}
-
 /// .zmetadata text for nodes given as R-form JSON texts named by path.
 /// @noRd
 #[extendr]
@@ -118,35 +73,9 @@ fn rz_consolidate_v2(paths: Vec<String>, docs: Vec<String>) -> Robj {
     })
 }
 
-/// The node documents of a canonical root document's consolidated
-/// metadata (as rz_node_metadata gives it), as JSON texts named by path;
-/// NULL when it has none.
-/// @noRd
-#[extendr]
-fn rz_consolidated_v3(text: &str) -> Robj {
-    guard(|| {
-        let doc: serde_json::Value = serde_json::from_str(text)?;
-        let Some(serde_json::Value::Object(entries)) =
-            doc.pointer("/consolidated_metadata/metadata")
-        else {
-            return Ok(().into());
-        };
-        let mut paths = Vec::with_capacity(entries.len());
-        let mut docs = Vec::with_capacity(entries.len());
-        for (path, entry) in entries {
-            paths.push(path.clone());
-            docs.push(serde_json::to_string(entry)?);
-        }
-        named_strings(docs, paths)
-    })
-}
-
 extendr_module! {
     mod metadata;
     fn rz_metadata_normalize;
     fn rz_metadata_documents;
-    fn rz_node_metadata;
-    fn rz_consolidated_v2;
     fn rz_consolidate_v2;
-    fn rz_consolidated_v3;
 }

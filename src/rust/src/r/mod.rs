@@ -17,8 +17,12 @@ use extendr_ffi::SEXPTYPE;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// A store shared by every array and group opened from it.
-pub struct StoreHandle(pub Arc<dyn Store>);
+/// A store shared by every array and group opened from it, with the node
+/// documents read or written through it (`node.rs`).
+pub struct StoreHandle {
+    pub store: Arc<dyn Store>,
+    pub nodes: crate::node::NodeDocs,
+}
 /// An open array.
 pub struct ArrayHandle(pub Arc<Array>);
 
@@ -116,15 +120,16 @@ fn with_warnings(mut v: Robj, warnings: Vec<String>) -> Robj {
     v
 }
 
-fn store_of(h: &Robj) -> Result<Arc<dyn Store>> {
+fn handle_of(h: &Robj) -> Result<&StoreHandle> {
     let p: &ExternalPtr<StoreHandle> = h
         .try_into()
         .map_err(|_| ZarrError::Type("expected a store handle".into()))?;
-    Ok(Arc::clone(
-        &p.try_addr()
-            .map_err(|_| ZarrError::Type("the store handle is no longer valid".into()))?
-            .0,
-    ))
+    p.try_addr()
+        .map_err(|_| ZarrError::Type("the store handle is no longer valid".into()))
+}
+
+fn store_of(h: &Robj) -> Result<Arc<dyn Store>> {
+    Ok(Arc::clone(&handle_of(h)?.store))
 }
 
 fn array_of(h: &Robj) -> Result<Arc<Array>> {
@@ -139,7 +144,11 @@ fn array_of(h: &Robj) -> Result<Arc<Array>> {
 }
 
 fn store_value(s: Arc<dyn Store>) -> Robj {
-    ExternalPtr::new(StoreHandle(s)).into()
+    ExternalPtr::new(StoreHandle {
+        store: s,
+        nodes: Default::default(),
+    })
+    .into()
 }
 
 fn strings(v: Vec<String>) -> Robj {
@@ -150,6 +159,8 @@ mod alloc;
 mod array;
 mod codec;
 mod metadata;
+mod node;
+mod registry;
 mod store;
 
 use alloc::{alloc_r_vector, with_r_buffer};
@@ -158,6 +169,8 @@ extendr_module! {
     mod zarr;
     use store;
     use metadata;
+    use node;
+    use registry;
     use array;
     use codec;
 }

@@ -1,0 +1,43 @@
+"""Open time of zarr-python, for bench/open.R: zarr.open_group(location)
+then group[name], the way bench/open.R times open_zarr() then [[.
+
+    python open.py repeat LOCATION NAME REPS   -> median seconds of REPS opens
+    python open.py first LOCATION NAME         -> seconds of the first open
+                                                  in this process (after import)
+
+LOCATION is a folder or an http:// URL (fsspec's HTTP file system, which
+needs aiohttp). Prints two numbers: wall-clock and CPU seconds of this
+process (the CPU figure does not depend on what else the machine runs).
+"""
+import statistics
+import sys
+import time
+
+import zarr
+
+
+def open_one(location, name):
+    g = zarr.open_group(location, mode="r")
+    return g[name]
+
+
+def main():
+    mode, location, name = sys.argv[1:4]
+    if mode == "first":
+        t0, c0 = time.perf_counter(), time.process_time()
+        open_one(location, name)
+        print(time.perf_counter() - t0, time.process_time() - c0)
+        return
+    reps = int(sys.argv[4])
+    open_one(location, name)  # imports and connections, as R's warm-up
+    times, cpu = [], []
+    for _ in range(reps):
+        t0, c0 = time.perf_counter(), time.process_time()
+        open_one(location, name)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    print(statistics.median(times), statistics.median(cpu))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+//! The node documents a store handle has read or written. Opening a node or
+//! an array takes its document from here rather than from the store, which
+//! saves a read (a request over HTTP) per node; the root's consolidated
+//! metadata (v3 `consolidated_metadata`, v2 `.zmetadata`) answers for every
+//! node below it and lists children without listing the store.
+//!
+//! Documents are in R form (see `metadata::r_form`) as JSON text: R parses
+//! only the node it asks for, and an array is opened from the same text.
+//! Writing or erasing a node's documents through the handle forgets them.
+
+use crate::error::{Result, ZarrError};
+use crate::metadata::{self, NodeMetadata, UNREADABLE};
+use crate::store::{ByteRange, Store};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+/// A node of consolidated metadata: its document, or the error it raises
+/// when it is opened (a node this reader cannot represent).
+#[derive(Clone, Debug)]
+struct Entry {
+    doc: std::result::Result<String, ZarrError>,
+    /// Whether an array may be opened from `doc`: not after its documents
+    /// were written or erased since (the listing still shows the node).
+    current: bool,
+}
+
+#[derive(Default)]
+struct Docs {
+    /// The Zarr version of the root as last read or set.
+    version: Option<u8>,
+    /// Array documents by node path, as last read or written.
+    arrays: HashMap<String, String>,
+    /// Consolidated metadata of the root, by node path; None without it.
+    consolidated: Option<BTreeMap<String, Entry>>,
+}
+
+/// The cache of one store handle. Store reads happen outside the lock.
+#[derive(Default)]
+pub struct NodeDocs {
+    docs: Mutex<Docs>,
+}
+
+impl NodeDocs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Docs> {
+        // A panic while the lock was held leaves plain maps behind, which
+        // stay usable.
+        self.docs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The document of the node at `path` (normalised, "" for the root),
+    /// or None when there is no node there. A consolidated node is taken
+    /// from the root's consolidated metadata; reading the root (re)reads
+    /// that metadata.
+    pub fn document(&self, store: &dyn Store, path: &str) -> Result<Option<String>> {
+        if !path.is_empty() {
+            if let Some(e) = self.lock().consolidated.as_ref().and_then(|c| c.get(path)) {
+                return e.doc.clone().map(Some);
+            }
+        }
+        let what = format!("node '/{path}'");
+        let Some((node, doc)) = read_r_form(store, path).map_err(|e| e.context(&what))? else {
+            return Ok(None);
+        };
+        let text = serde_json::to_string(&doc)?;
+        if path.is_empty() {
+            let consolidated = consolidated_entries(store, &node, &doc)?;
+            let mut d = self.lock();
+            d.version = Some(node.zarr_format());
+            d.consolidated = consolidated;
+        }
+        if matches!(node, NodeMetadata::Array(_)) {
+            self.lock().arrays.insert(path.to_string(), text.clone());
+        }
+        Ok(Some(text))
+    }
+
+    /// The paths of the nodes directly below `path` when the root has
+    /// consolidated metadata (sorted); None when the store must be listed.
+    pub fn children(&self, path: &str) -> Option<Vec<String>> {
+        let d = self.lock();
+        let c = d.consolidated.as_ref()?;
+        Some(c.keys().filter(|p| parent_of(p) == path).cloned().collect())
+    }
+
+    /// The document an array at `path` can be opened from without reading
+    /// the store, if this handle has one.
+    pub fn array_document(&self, path: &str) -> Option<String> {
+        let d = self.lock();
+        if let Some(t) = d.arrays.get(path) {
+            return Some(t.clone());
+        }
+        if path.is_empty() {
+            return None;
+        }
+        match d.consolidated.as_ref()?.get(path)? {
+            Entry {
+                doc: Ok(t),
+                current: true,
+            } => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// Record the document just written for the node at `path` (R form
+    /// text); a node of consolidated metadata gets it too, so that this
+    /// session's listing stays in step with the store.
+    pub fn put(&self, path: &str, text: &str) -> Result<()> {
+        let (node, doc) = metadata::canonical(text.as_bytes(), true)?;
+        let mut d = self.lock();
+        if matches!(node, NodeMetadata::Array(_)) {
+            d.arrays.insert(path.to_string(), text.to_string());
+        }
+        if let (false, Some(c)) = (path.is_empty(), d.consolidated.as_mut()) {
+            c.insert(
+                path.to_string(),
+                Entry {
+                    doc: Ok(serde_json::to_string(&doc)?),
+                    current: false,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Forget what a write or erase of `key` makes stale: the documents of
+    /// the node whose document `key` is, or with `below`, of every node
+    /// under the prefix `key` ("" or ending in "/").
+    pub fn forget(&self, key: &str, below: bool) {
+        let mut d = self.lock();
+        let stale: Box<dyn Fn(&str) -> bool> = if below {
+            let key = key.to_string();
+            Box::new(move |p: &str| key.is_empty() || format!("{p}/").starts_with(&key))
+        } else {
+            let (dir, name) = match key.rsplit_once('/') {
+                Some((dir, name)) => (dir, name),
+                None => ("", key),
+            };
+            if !matches!(name, "zarr.json" | ".zarray" | ".zattrs") {
+                return;
+            }
+            let dir = dir.to_string();
+            Box::new(move |p: &str| p == dir)
+        };
+        d.arrays.retain(|p, _| !stale(p));
+        if let Some(c) = d.consolidated.as_mut() {
+            for (p, e) in c.iter_mut() {
+                if stale(p) {
+                    e.current = false;
+                }
+            }
+        }
+    }
+
+    /// The Zarr version of the root, as read or set.
+    pub fn version(&self) -> Option<u8> {
+        self.lock().version
+    }
+
+    /// Set the Zarr version that nodes created in a new store get.
+    pub fn set_version(&self, version: u8) {
+        self.lock().version = Some(version);
+    }
+}
+
+/// "a/b/c" -> "a/b"; "a" -> "".
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+/// The node at `path` and its canonical R-form document (64-bit fill values
+/// as text, as R's parser needs them).
+fn read_r_form(store: &dyn Store, path: &str) -> Result<Option<(NodeMetadata, Value)>> {
+    let Some(node) = metadata::read_node(store, path)? else {
+        return Ok(None);
+    };
+    let text = serde_json::to_vec(&metadata::r_form(&node))?;
+    Ok(Some(metadata::canonical(&text, true)?))
+}
+
+/// The consolidated metadata of the root: in its zarr.json (v3) or in
+/// `.zmetadata` (v2). None when there is none.
+fn consolidated_entries(
+    store: &dyn Store,
+    root: &NodeMetadata,
+    doc: &Value,
+) -> Result<Option<BTreeMap<String, Entry>>> {
+    if root.zarr_format() != 2 {
+        let Some(Value::Object(entries)) = doc.pointer("/consolidated_metadata/metadata") else {
+            return Ok(None);
+        };
+        let mut out = BTreeMap::new();
+        for (path, entry) in entries {
+            let doc = match entry.get(UNREADABLE) {
+                Some(u) => Err(unreadable_error(u)),
+                None => Ok(serde_json::to_string(entry)?),
+            };
+            out.insert(path.clone(), Entry { doc, current: true });
+        }
+        return Ok(Some(out));
+    }
+    let Some(text) = store.get(".zmetadata", ByteRange::All)? else {
+        return Ok(None);
+    };
+    let mut out = BTreeMap::new();
+    for (path, node) in metadata::v2_consolidated_each(&text)? {
+        if path.is_empty() {
+            continue;
+        }
+        let doc = node.and_then(|n| {
+            let t = serde_json::to_vec(&metadata::r_form(&n))?;
+            let (_, canon) = metadata::canonical(&t, true)?;
+            Ok(serde_json::to_string(&canon)?)
+        });
+        out.entry(path).or_insert(Entry { doc, current: true });
+    }
+    Ok(Some(out))
+}
+
+/// The error a consolidated stand-in (see `metadata::unreadable`) holds.
+fn unreadable_error(u: &Value) -> ZarrError {
+    let message = u
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the node cannot be read")
+        .to_string();
+    match u.get("kind").and_then(Value::as_str) {
+        Some("unsupported") => ZarrError::Unsupported(message),
+        _ => ZarrError::Metadata(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    fn store_with(docs: &[(&str, &str)]) -> MemoryStore {
+        let s = MemoryStore::new(false);
+        for (k, v) in docs {
+            s.set(k, v.as_bytes()).unwrap();
+        }
+        s
+    }
+
+    const GROUP: &str = r#"{"zarr_format":3,"node_type":"group","attributes":{}}"#;
+    const ARRAY: &str = r#"{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int32",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
+        "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
+        "fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}"#;
+
+    #[test]
+    fn an_array_read_once_opens_again_from_its_cached_document() {
+        let s = store_with(&[("zarr.json", GROUP), ("a/zarr.json", ARRAY)]);
+        let docs = NodeDocs::default();
+        assert!(docs.array_document("a").is_none());
+        let text = docs.document(&s, "a").unwrap().unwrap();
+        assert_eq!(docs.array_document("a").as_deref(), Some(text.as_str()));
+        docs.forget("a/zarr.json", false);
+        assert!(docs.array_document("a").is_none());
+        assert!(docs.document(&s, "b").unwrap().is_none());
+        assert_eq!(docs.children(""), None);
+    }
+
+    #[test]
+    fn consolidated_metadata_answers_for_nodes_and_children_without_reads() {
+        let root = format!(
+            r#"{{"zarr_format":3,"node_type":"group","attributes":{{}},
+            "consolidated_metadata":{{"kind":"inline","must_understand":false,
+            "metadata":{{"g":{GROUP},"g/a":{ARRAY},"b":{ARRAY}}}}}}}"#
+        );
+        let s = store_with(&[("zarr.json", &root)]);
+        let docs = NodeDocs::default();
+        docs.document(&s, "").unwrap().unwrap();
+        assert_eq!(docs.version(), Some(3));
+        // Not in the store: only the consolidated metadata has these.
+        let a: Value = serde_json::from_str(&docs.document(&s, "g/a").unwrap().unwrap()).unwrap();
+        assert_eq!(a["shape"], serde_json::json!([4]));
+        assert_eq!(docs.children("").unwrap(), vec!["b", "g"]);
+        assert_eq!(docs.children("g").unwrap(), vec!["g/a"]);
+        assert!(docs.array_document("b").is_some());
+        docs.forget("g/", true);
+        assert!(docs.array_document("g/a").is_none());
+        assert!(docs.array_document("b").is_some());
+        // The listing keeps the node.
+        assert_eq!(docs.children("g").unwrap(), vec!["g/a"]);
+        docs.forget("", true);
+        assert!(docs.array_document("b").is_none());
+    }
+
+    #[test]
+    fn a_v2_node_that_cannot_be_read_raises_its_error_and_hides_no_sibling() {
+        let zmeta = r#"{"zarr_consolidated_format":1,"metadata":{
+            ".zgroup":{"zarr_format":2},
+            "ok/.zarray":{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"<i4",
+              "compressor":null,"fill_value":0,"order":"C","filters":null},
+            "bad/.zarray":{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"<x9",
+              "compressor":null,"fill_value":0,"order":"C","filters":null}}}"#;
+        let s = store_with(&[(".zgroup", r#"{"zarr_format":2}"#), (".zmetadata", zmeta)]);
+        let docs = NodeDocs::default();
+        docs.document(&s, "").unwrap().unwrap();
+        assert_eq!(docs.version(), Some(2));
+        assert_eq!(docs.children("").unwrap(), vec!["bad", "ok"]);
+        assert!(docs.document(&s, "ok").unwrap().is_some());
+        let e = docs.document(&s, "bad").unwrap_err();
+        assert!(e.message().contains("'.zmetadata', node '/bad'"), "{e:?}");
+    }
+
+    #[test]
+    fn a_written_document_replaces_the_consolidated_one() {
+        let root = format!(
+            r#"{{"zarr_format":3,"node_type":"group","attributes":{{}},
+            "consolidated_metadata":{{"kind":"inline","must_understand":false,
+            "metadata":{{"g":{GROUP}}}}}}}"#
+        );
+        let s = store_with(&[("zarr.json", &root)]);
+        let docs = NodeDocs::default();
+        docs.document(&s, "").unwrap();
+        docs.put(
+            "g",
+            r#"{"zarr_format":3,"node_type":"group","attributes":{"x":1}}"#,
+        )
+        .unwrap();
+        let g: Value = serde_json::from_str(&docs.document(&s, "g").unwrap().unwrap()).unwrap();
+        assert_eq!(g["attributes"]["x"], 1);
+        docs.put("n", ARRAY).unwrap();
+        assert_eq!(docs.children("").unwrap(), vec!["g", "n"]);
+        assert_eq!(docs.array_document("n").as_deref(), Some(ARRAY));
+    }
+}

@@ -1,0 +1,119 @@
+//! Bindings of the node documents a store handle keeps (`node.rs`): R asks
+//! for a node's document, a group's children or an array's engine here and
+//! never keeps a copy of its own.
+
+use super::array::{array_value, attach_metadata, decoded};
+use super::*;
+
+fn node_path(path: &str) -> Result<String> {
+    crate::engine::normalize_path(path)
+}
+
+/// The document of the node at `path` in R form (JSON text), or NULL when
+/// there is none; a node of consolidated metadata that cannot be read
+/// raises its error.
+/// @noRd
+#[extendr]
+fn rz_node_document(h: Robj, path: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        let what = format!("node '/{}'", path.trim_matches('/'));
+        let path = node_path(path).map_err(|e| e.context(&what))?;
+        Ok(match h.nodes.document(h.store.as_ref(), &path)? {
+            Some(t) => t.into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// The paths of the nodes directly below `path` from consolidated
+/// metadata, sorted; NULL when the root has none (the store is listed).
+/// @noRd
+#[extendr]
+fn rz_node_children(h: Robj, path: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        Ok(match h.nodes.children(&node_path(path)?) {
+            Some(paths) => strings(paths),
+            None => ().into(),
+        })
+    })
+}
+
+/// The engine of the array at `path`: from the document this handle read
+/// or wrote last, else from the store. CF-decoding when `decode` says so.
+/// @noRd
+#[extendr]
+fn rz_node_array(h: Robj, path: &str, decode: bool) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        let path = node_path(path)?;
+        let store = Arc::clone(&h.store);
+        let a = match h.nodes.array_document(&path) {
+            Some(text) => attach_metadata(store, &path, &text)?,
+            None => Array::open(store, &path)?,
+        };
+        Ok(array_value(decoded(a, decode)?))
+    })
+}
+
+/// The document an array at `path` would be opened from without reading
+/// the store (R form JSON text), or NULL.
+/// @noRd
+#[extendr]
+fn rz_node_array_document(h: Robj, path: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        Ok(match h.nodes.array_document(&node_path(path)?) {
+            Some(t) => t.into(),
+            None => ().into(),
+        })
+    })
+}
+
+/// Record the document (R form JSON text) just written for the node at `path`.
+/// @noRd
+#[extendr]
+fn rz_node_put(h: Robj, path: &str, json: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        h.nodes.put(&node_path(path)?, json)?;
+        Ok(().into())
+    })
+}
+
+/// Forget the documents a write or erase of `key` (with `below`, of every
+/// key under the prefix `key`) makes stale.
+/// @noRd
+#[extendr]
+fn rz_node_forget(h: Robj, key: &str, below: bool) -> Robj {
+    guard(|| {
+        handle_of(&h)?.nodes.forget(key, below);
+        Ok(().into())
+    })
+}
+
+/// The Zarr version of the store's root (3 until a root is read); with
+/// `version` 2 or 3, first set it (a new store's format).
+/// @noRd
+#[extendr]
+fn rz_node_version(h: Robj, version: i32) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        if version == 2 || version == 3 {
+            h.nodes.set_version(version as u8);
+        }
+        Ok((h.nodes.version().unwrap_or(3) as i32).into())
+    })
+}
+
+extendr_module! {
+    mod node;
+    fn rz_node_document;
+    fn rz_node_children;
+    fn rz_node_array;
+    fn rz_node_array_document;
+    fn rz_node_put;
+    fn rz_node_forget;
+    fn rz_node_version;
+}
