@@ -3,7 +3,7 @@
 
 #' Zarr array
 #'
-#' An array node. `read()` and `write()` (and `[`, `[<-`) move data between
+#' @description An array node. `read()` and `write()` (and `[`, `[<-`) move data between
 #' R and the store through the Rust engine, which fetches, decodes and
 #' scatters chunks in parallel straight into the R result
 #' ([zarr_num_threads()] threads).
@@ -176,7 +176,8 @@ zarr_array <- R6::R6Class("zarr_array",
       if (is.null(private$.read_info[[key]])) {
         handle <- private$engine(decode)
         private$.read_info[[key]] <- list(handle = handle, shape = self$shape,
-                                          dim_names = names(dimnames(self)), cf = cf_info(handle))
+                                          dim_names = names(dimnames(self)), cf = cf_info(handle),
+                                          labels = dimnames_labels(self))
       }
       private$.read_info[[key]]
     },
@@ -300,8 +301,9 @@ array_read <- function(arr, info, selection) {
 # would copy the result.
 # `info` is the array's read_info: its handle and CF decoding.
 engine_read <- function(info, sel, as_array, dim_names) {
-  out <- zarr_call(rz_array_read(info$handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(),
-                                 as_array, dim_names))
+  out <- zarr_call(with_progress("Reading chunks", rz_array_read(
+    info$handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
+  )))
   cf_classes(out, info$cf)
 }
 
@@ -354,6 +356,12 @@ engine_write <- function(arr, handle, data, sel) {
   if (arr$data_type$data_type == "string" && is.logical(data) && all(is.na(data))) {
     data <- as.character(data)
   }
+  holds_text <- arr$data_type$data_type == "string" || identical(arr$data_type$Rtype, "character")
+  if (is.character(data) != holds_text) {
+    zarr_abort("type", sprintf("%s: cannot write %s values to an array of type '%s', which holds %s", what,
+                               if (is.character(data)) "character" else typeof(data), arr$data_type$data_type,
+                               if (holds_text) "strings" else "numbers"))
+  }
   if (is.character(data)) {
     data <- enc2utf8(data)
   } else if (!is.numeric(data) && !is.logical(data) && !is.complex(data)) {
@@ -370,7 +378,8 @@ engine_write <- function(arr, handle, data, sel) {
     zarr_abort("type", sprintf("%s: data of shape %s does not match the selection's shape %s",
                                what, paste(d, collapse = " x "), paste(target, collapse = " x ")))
   }
-  zarr_call(rz_array_write(handle, sel, data, zarr_num_threads(), zarr_strict_checksums()))
+  zarr_call(with_progress(paste("Writing", what),
+                          rz_array_write(handle, sel, data, zarr_num_threads(), zarr_strict_checksums())))
   invisible(NULL)
 }
 
@@ -378,6 +387,18 @@ format_bytes <- function(n) {
   units <- c("B", "KB", "MB", "GB", "TB")
   i <- if (n > 0) min(length(units), floor(log(n, 1024)) + 1) else 1
   sprintf("%.4g %s", n / 1024^(i - 1), units[i])
+}
+
+# The bytes the array's chunks take in the store, or why that is not
+# known: HTTP stores cannot list the chunks.
+format_stored <- function(arr, shape, dt) {
+  keys <- tryCatch(arr$store$list_prefix(arr$prefix), zarr_error_unsupported = function(e) NULL)
+  if (is.null(keys)) return("not known (the store cannot list its chunks)")
+  keys <- keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
+  stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))
+  raw <- prod(shape) * dt$size
+  paste0(format_bytes(stored), " in ", length(keys), " chunk", if (length(keys) != 1L) "s",
+         if (stored > 0 && !is.na(raw)) sprintf(" (%.1f x compression)", raw / stored))
 }
 
 array_print <- function(arr) {
@@ -395,12 +416,8 @@ array_print <- function(arr) {
       format(n_chunks), " chunk", if (n_chunks != 1) "s", ")\n", sep = "")
   cat("codecs     : ", paste(codec_names(meta$codecs), collapse = ", "), "\n", sep = "")
   cf_print(array_read_info(arr)$cf)
-  keys <- arr$store$list_prefix(arr$prefix)
-  keys <- keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
-  stored <- sum(vapply(keys, function(k) arr$store$getsize(k), numeric(1)))
-  raw <- prod(shape) * dt$size
-  cat("stored     : ", format_bytes(stored), " in ", length(keys), " chunk", if (length(keys) != 1L) "s",
-      if (stored > 0 && !is.na(raw)) sprintf(" (%.1f x compression)", raw / stored), "\n", sep = "")
+  cat("stored     : ", format_stored(arr, shape, dt), "
+", sep = "")
   arr$print_attributes()
   invisible(arr)
 }

@@ -118,7 +118,7 @@ insert_codec <- function(codecs, name, configuration, position) {
 
 #' Array builder
 #'
-#' Builds the metadata document of a Zarr array to be created, or inspects
+#' @description Builds the metadata document of a Zarr array to be created, or inspects
 #' that of an existing one. By default the array is stored in R's
 #' column-major order: the codec chain starts with a `transpose` codec whose
 #' order reverses the dimensions, followed by `bytes` (little endian) and

@@ -1,6 +1,6 @@
 #' Regular chunk grid
 #'
-#' The regular chunk grid of an array: chunks of one shape tile the array,
+#' @description The regular chunk grid of an array: chunks of one shape tile the array,
 #' with partial chunks at the upper edges. When attached to an array (as
 #' `arr$chunking`), `read()` and `write()` move data through the engine.
 #'
@@ -88,7 +88,7 @@ chunk_grid_regular <- R6::R6Class("chunk_grid_regular",
 
 #' Sharded chunk grid
 #'
-#' The chunk grid of a sharded array: a regular grid of shards (its
+#' @description The chunk grid of a sharded array: a regular grid of shards (its
 #' `chunk_shape`), each holding a regular grid of inner chunks of
 #' `inner_shape`, as R-CF's `chunk_grid_sharded`. An array's `chunking` is
 #' of this class when its codec chain is a `sharding_indexed` codec.

@@ -6,7 +6,7 @@
 
 #' Zarr codecs
 #'
-#' The base class of codecs, which turn array data into stored bytes
+#' @description The base class of codecs, which turn array data into stored bytes
 #' (encode) and back (decode). Codecs have a mode: "array -> array"
 #' (`transpose`), "array -> bytes" (`bytes`) or "bytes -> bytes" (`gzip`,
 #' `zstd`, `blosc`, `crc32c`); a chain applies them in order on encode and
@@ -92,7 +92,7 @@ check_level <- function(value, lo, hi, codec) {
 
 #' Zarr gzip codec
 #'
-#' Compresses bytes with gzip (RFC 1952).
+#' @description Compresses bytes with gzip (RFC 1952).
 #'
 #' @docType class
 #' @export
@@ -131,7 +131,7 @@ zarr_codec_gzip <- R6::R6Class("zarr_codec_gzip",
 
 #' Zarr zstd codec
 #'
-#' Compresses bytes with Zstandard.
+#' @description Compresses bytes with Zstandard.
 #'
 #' @docType class
 #' @export
@@ -174,7 +174,7 @@ zarr_codec_zstd <- R6::R6Class("zarr_codec_zstd",
 
 #' Zarr CRC32C codec
 #'
-#' Appends a CRC-32C checksum on encode, and checks and removes it on
+#' @description Appends a CRC-32C checksum on encode, and checks and removes it on
 #' decode. A mismatch is an error of class `zarr_error_checksum`, as in
 #' zarr-python; with `options(zarr.strict_checksums = FALSE)` it is a warning
 #' (class `zarr_warning`) and the data is returned as stored.
@@ -232,7 +232,7 @@ check_count <- function(value, what, lo = 0) {
 
 #' Zarr blosc codec
 #'
-#' Compresses bytes with c-blosc (version 1), optionally after shuffling
+#' @description Compresses bytes with c-blosc (version 1), optionally after shuffling
 #' bytes or bits of elements of `typesize` bytes.
 #'
 #' @docType class
@@ -295,7 +295,7 @@ zarr_codec_blosc <- R6::R6Class("zarr_codec_blosc",
 
 #' Zarr transpose codec
 #'
-#' Records the order in which a chunk's dimensions are stored. Encoded
+#' @description Records the order in which a chunk's dimensions are stored. Encoded
 #' dimension `i` is array dimension `order[i]` (0-based). The default order
 #' reverses the dimensions, which stores R's column-major data as it is; with
 #' no transpose codec chunks are stored row-major (C order), as most other
@@ -362,7 +362,7 @@ check_rank <- function(data, n) {
 
 #' Zarr bytes codec
 #'
-#' Turns array data into bytes in C (row-major) order of its dimensions,
+#' @description Turns array data into bytes in C (row-major) order of its dimensions,
 #' with the given byte order, and back. `NA` is written as the fill value
 #' (FALSE for bool), and on decode elements equal to the fill value become
 #' `NA` (not for bool).

@@ -5,7 +5,7 @@
 
 #' Zarr convention
 #'
-#' The base class of conventions. Descendants (such as [zarr_convention_ref] and
+#' @description The base class of conventions. Descendants (such as [zarr_convention_ref] and
 #' [zarr_convention_uom]) define the convention's properties and how `write()`
 #' puts them into a node's attributes.
 #'
@@ -96,7 +96,7 @@ conv_props <- function(props) props[!vapply(props, is.null, logical(1))]
 
 #' Convention "ref"
 #'
-#' Refers from a group or array to another object: an array, a group or an
+#' @description Refers from a group or array to another object: an array, a group or an
 #' attribute, in the same store or in another one (`uri`). Its properties
 #' are written under the attribute "ref".
 #'
@@ -145,7 +145,7 @@ zarr_convention_ref <- R6::R6Class("zarr_convention_ref",
 
 #' Convention "uom"
 #'
-#' The unit of measure of an array's data, in UCUM notation, written under
+#' @description The unit of measure of an array's data, in UCUM notation, written under
 #' the attribute "uom".
 #'
 #' @docType class

@@ -169,7 +169,7 @@ core_data_type <- function(data_type, fill_value) {
 
 #' Zarr data types
 #'
-#' A Zarr data type and its fill value. The R type each data type reads
+#' @description A Zarr data type and its fill value. The R type each data type reads
 #' into: bool -> logical; int8, int16, int32, uint8, uint16 -> integer;
 #' int64, uint32, uint64 -> `bit64::integer64` (double without bit64);
 #' float16, float32, float64 -> double; complex64, complex128 -> complex;

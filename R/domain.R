@@ -4,7 +4,7 @@
 
 #' Zarr domain
 #'
-#' A domain builds the R objects for the nodes of a store. When a store is
+#' @description A domain builds the R objects for the nodes of a store. When a store is
 #' opened, every registered domain is asked, in registration order, to
 #' `build()` each node; the first that returns a node wins, and the generic
 #' domain (this class) builds the rest as plain [zarr_group] and

@@ -68,3 +68,24 @@ with_context <- function(expr, what) {
 }
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
+
+# `obj$name` for a name the object does not have: a classed error naming
+# the class and the name, where R6 would return NULL (and a call of it
+# fail with "attempt to apply non-function"). R6's own fields, which
+# start with ".", are left alone.
+dollar_checked <- function(x, name) {
+  v <- .subset2(x, name)
+  if (is.null(v) && !startsWith(name, ".") && !exists(name, envir = x, inherits = FALSE)) {
+    zarr_abort("argument", sprintf("a %s object has no field or method '%s'", class(x)[1L], name))
+  }
+  v
+}
+
+#' @export
+`$.zarr_node` <- function(x, name) dollar_checked(x, name)
+
+#' @export
+`$.zarr` <- function(x, name) dollar_checked(x, name)
+
+#' @export
+`$.zarr_store` <- function(x, name) dollar_checked(x, name)

@@ -1,6 +1,6 @@
 #' Zarr extension support
 #'
-#' The ancestor of everything Zarr defines as an extension point: data
+#' @description The ancestor of everything Zarr defines as an extension point: data
 #' types, chunk grids and codecs. It holds a name and produces the metadata
 #' fragment that describes the extension in `zarr.json`.
 #'

@@ -1,6 +1,6 @@
 #' Zarr group
 #'
-#' A group is a node that holds other groups and arrays. Its children are
+#' @description A group is a node that holds other groups and arrays. Its children are
 #' found by listing the store (or from consolidated metadata) when the
 #' hierarchy is opened.
 #'
@@ -312,12 +312,29 @@ group_delete <- function(self, private, name) {
 
 group_print <- function(group) {
   cat("<Zarr group> ", if (group$path == "/") "[root]" else group$path, "\n", sep = "")
+  if (!children_known(group)) {
+    cat("children: ", children_unknown_note(), "\n", sep = "")
+    group$print_attributes()
+    return(invisible(group))
+  }
   n_groups <- sum(vapply(group$children, inherits, logical(1), "zarr_group"))
   n_arrays <- length(group$children) - n_groups
   cat("children: ", n_groups, " group", if (n_groups != 1L) "s", ", ", n_arrays, " array",
       if (n_arrays != 1L) "s", "\n", sep = "")
   group$print_attributes()
   invisible(group)
+}
+
+# Whether a group's children can be found: from consolidated metadata or
+# by listing the store (an HTTP store cannot list).
+children_known <- function(group) {
+  !is.null(tryCatch(store_child_paths(group$store, group$prefix),
+                    zarr_error_unsupported = function(e) NULL))
+}
+
+children_unknown_note <- function() {
+  paste("not known: the store cannot list its keys and has no consolidated metadata;",
+        "open a node by its path, as z[[\"/name\"]]")
 }
 
 # The tree below a node, one line per node.

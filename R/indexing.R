@@ -119,8 +119,20 @@ resolve_index <- function(i, n, names, d, what) {
   # index_args() checked the indices: straight to the engine's form.
   sel <- lapply(seq_len(nd), function(d) if (is.null(sel[[d]])) engine_whole(shape[d]) else engine_dim(sel[[d]]))
   out <- engine_read(info, sel, TRUE, info$dim_names)
+  if (!is.null(info$labels)) out <- with_labels(out, info$labels, sel, info$dim_names)
   if (!drop) return(out)
   if (nd == 1L) plain_vector(out) else drop(out)
+}
+
+# A result of `[` with the labels of the elements it holds (`sel` in the
+# engine's form).
+with_labels <- function(out, labels, sel, dim_names) {
+  picked <- Map(function(l, s) {
+    if (is.null(l)) return(NULL)
+    if (isTRUE(attr(s, "zarr_range"))) l[s[1L] + seq_len(s[2L])] else l[s + 1]
+  }, labels, sel)
+  dimnames(out) <- if (is.null(dim_names)) picked else structure(picked, names = dim_names)
+  out
 }
 
 # A 1-d array as a vector, its labels (if any) as names.
@@ -212,8 +224,25 @@ dimnames.zarr_array <- function(x) {
   if (is.null(dn) || length(dn) != length(x$shape)) {
     dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
   }
-  if (is.null(dn) || length(dn) != length(x$shape)) return(NULL)
-  structure(vector("list", length(dn)), names = dn)
+  labels <- dimnames_labels(x)
+  if (is.null(dn) || length(dn) != length(x$shape)) {
+    return(labels)
+  }
+  if (is.null(labels)) labels <- vector("list", length(dn))
+  structure(labels, names = dn)
+}
+
+# The labels along each dimension (NULL where there are none), kept in the
+# attribute `R_dimnames` since Zarr has no place for them; NULL when no
+# dimension has labels or they no longer fit the shape.
+dimnames_labels <- function(x) {
+  stored <- x$attributes[["R_dimnames"]]
+  shape <- x$shape
+  if (!is.list(stored) || length(stored) != length(shape)) return(NULL)
+  labels <- lapply(stored, function(l) if (length(l)) as.character(unlist(l)))
+  fits <- vapply(seq_along(shape), function(d) is.null(labels[[d]]) || length(labels[[d]]) == shape[d], logical(1))
+  if (!all(fits)) return(NULL)
+  labels
 }
 
 #' Extract a node from a Zarr object
@@ -251,31 +280,50 @@ length.zarr_array <- function(x) {
 
 #' Set the dimension names of a Zarr array
 #'
-#' Only the names of `dimnames()` are stored (as the v3 `dimension_names`);
-#' Zarr has no place for labels along a dimension.
+#' The names of `dimnames()` are stored as the dimension names of the array
+#' (v3 `dimension_names`, which xarray and other tools read); labels along
+#' a dimension, for which Zarr has no place, are kept in the array's
+#' attribute `R_dimnames` and serve as character indices: `arr["a", ]`.
+#' (An addition to the manual, which has no `dimnames<-`.)
 #'
 #' @param x A [zarr_array].
-#' @param value NULL, or a list with one (possibly NULL) element per
-#'   dimension whose names are the dimension names.
+#' @param value NULL to remove both, or a list with one element per
+#'   dimension: NULL or a character vector of labels as long as the
+#'   dimension. Its names, if any, are the dimension names.
 #' @return The array.
 #' @export
 #' @examples
 #' arr <- as_zarr(matrix(1:6, 2, 3))[["/"]]
-#' dimnames(arr) <- list(row = NULL, col = NULL)
-#' names(dimnames(arr))
+#' dimnames(arr) <- list(row = c("a", "b"), col = NULL)
+#' dimnames(arr)
+#' arr["b", ]
 `dimnames<-.zarr_array` <- function(x, value) {
   meta <- x$metadata
+  shape <- x$shape
+  what <- array_what(x)
+  attrs <- meta$attributes
   if (is.null(value)) {
     meta$dimension_names <- NULL
+    attrs[["R_dimnames"]] <- NULL
   } else {
-    if (!is.list(value) || length(value) != length(x$shape) || is.null(names(value))) {
-      zarr_abort("argument", sprintf("%s: dimnames must be a named list with one entry per dimension", array_what(x)))
+    if (!is.list(value) || length(value) != length(shape)) {
+      zarr_abort("argument", sprintf("%s: dimnames must be a list with one entry per dimension (%d)",
+                                     what, length(shape)))
     }
-    if (any(!vapply(value, is.null, logical(1)))) {
-      zarr_abort("unsupported", sprintf("%s: only the names of dimnames can be stored, not labels", array_what(x)))
+    for (d in seq_along(value)) {
+      l <- value[[d]]
+      if (!is.null(l) && (!is.atomic(l) || length(l) != shape[d])) {
+        zarr_abort("argument", sprintf("%s: the labels of dimension %d must be NULL or %s values, not %d",
+                                       what, d, format(shape[d]), length(l)))
+      }
     }
-    meta$dimension_names <- as.list(names(value))
+    meta$dimension_names <- if (!is.null(names(value))) as.list(names(value))
+    labelled <- !vapply(value, is.null, logical(1))
+    attrs[["R_dimnames"]] <- if (any(labelled)) {
+      lapply(value, function(l) if (is.null(l)) NULL else I(as.character(l)))
+    }
   }
+  meta$attributes <- attrs
   x$metadata <- meta
   x$save()
   x
@@ -298,7 +346,9 @@ NULL
 #' @export
 as.array.zarr_array <- function(x, ...) {
   info <- array_read_info(x)
-  engine_read(info, NULL, TRUE, info$dim_names)
+  out <- engine_read(info, NULL, TRUE, info$dim_names)
+  if (is.null(info$labels)) return(out)
+  with_labels(out, info$labels, lapply(info$shape, engine_whole), info$dim_names)
 }
 
 #' @rdname zarr-conversions

@@ -3,7 +3,7 @@
 
 #' Zarr hierarchy node
 #'
-#' The common ancestor of [zarr_group] and [zarr_array]: a named node in a
+#' @description The common ancestor of [zarr_group] and [zarr_array]: a named node in a
 #' hierarchy with a metadata document and attributes. Attribute edits
 #' (`set_attribute()`, `delete_attributes()`) are written to the store at
 #' once, so they are never lost; `save()` writes the metadata document again.

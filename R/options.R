@@ -18,7 +18,8 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 
 #' Options of the zarr package
 #'
-#' Reads or sets the package's options, as R-CF's `zarr_options()` does.
+#' Reads or sets the package's options, as R-CF's `zarr_options()` does
+#' (the manual has no options function).
 #' They are held in R's [options()] as `zarr.<name>` (`zarr.num_threads`
 #' for `threads`), so `options()` and `withr::local_options()` work too.
 #'
@@ -30,15 +31,19 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #'   elements uncompressed (default 100).
 #' * `chunk_length`: the longest default chunk along a dimension (default
 #'   100), used by [define_array()] and [as_zarr()].
-#' * `progress`: reserved for progress reports of long reads and writes
-#'   (default `interactive()`); nothing reads it yet.
+#' * `progress`: whether a read or write that looks like taking 2 s or
+#'   more shows a progress bar of its chunks (the cli package; default
+#'   `interactive()`). Never shown in a non-interactive session.
 #' * `cf`: reserved for decoding arrays with CF attributes (default TRUE);
 #'   nothing reads it yet.
 #'
 #' @param key The name of an option; missing for all of them.
 #' @param value The new value; missing to read the option.
+#' @param ... Options to set by name instead, as `zarr_options(progress =
+#'   FALSE)`; then `key` and `value` are not given.
 #' @return With `key` only, the option's value; without arguments, a named
-#'   list of all options; with `value`, the previous value, invisibly.
+#'   list of all options; with `value`, the previous value, invisibly (with
+#'   options by name, a named list of their previous values).
 #' @export
 #' @examples
 #' zarr_options("min_compress")
@@ -46,7 +51,8 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #' zarr_options("threads")
 #' zarr_options("threads", old)
 #' names(zarr_options())
-zarr_options <- function(key, value) {
+zarr_options <- function(key, value, ...) {
+  if (...length()) return(set_named_options(key, value, ...))
   defaults <- option_defaults()
   if (missing(key)) return(sapply(names(defaults), zarr_options, simplify = FALSE))
   check_string(key, "key")
@@ -64,6 +70,17 @@ zarr_options <- function(key, value) {
   names(args) <- option_name(key)
   options(args)
   invisible(old)
+}
+
+# zarr_options(name = value, ...): each set as zarr_options(name, value).
+set_named_options <- function(key, value, ...) {
+  dots <- list(...)
+  nm <- names(dots)
+  if (!missing(key) || !missing(value) || is.null(nm) || any(!nzchar(nm))) {
+    zarr_abort("argument", "give options either as `key` and `value` or all by name, as zarr_options(progress = FALSE)")
+  }
+  old <- lapply(nm, function(k) zarr_options(k, dots[[k]]))
+  invisible(structure(old, names = nm))
 }
 
 check_option <- function(key, value) {

@@ -5,7 +5,7 @@
 
 #' Zarr store on a web server
 #'
-#' A read-only store whose keys are paths below a URL: the value of key
+#' @description A read-only store whose keys are paths below a URL: the value of key
 #' `"c/0/1"` of the store at `https://example.org/data.zarr` is the body of
 #' `https://example.org/data.zarr/c/0/1`. Any web server or object store
 #' that serves the files of a Zarr store can be read this way.

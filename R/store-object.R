@@ -6,7 +6,7 @@
 
 #' Zarr store in S3, Google Cloud Storage or Azure Blob Storage
 #'
-#' A store whose keys are objects below a path in a bucket (a container for
+#' @description A store whose keys are objects below a path in a bucket (a container for
 #' Azure): the value of key `"c/0/1"` of the store at
 #' `s3://bucket/data.zarr` is the object `data.zarr/c/0/1` of the bucket.
 #' [open_zarr()], [create_zarr()] and [as_zarr()] make one for a URL of the
@@ -259,7 +259,7 @@ is_object_url <- function(location) {
 
 #' Zarr store in Amazon S3 or an S3-compatible server
 #'
-#' A [zarr_objectstore] for a bucket and prefix, with the arguments of the
+#' @description A [zarr_objectstore] for a bucket and prefix, with the arguments of the
 #' S3 store of the zarr package's development version on GitHub (R-CF/zarr).
 #' Unlike there, requests are made by the Rust `object_store` crate, not by
 #' `paws.storage`, and the store may be made before the data exists.

@@ -6,7 +6,7 @@
 
 #' Zarr store of fsspec references (kerchunk)
 #'
-#' A read-only store described by a reference set (the fsspec reference
+#' @description A read-only store described by a reference set (the fsspec reference
 #' specification): a JSON file (version 0, or version 1 with Jinja
 #' templates and `gen` ranges; plain, gzip or zstd compressed), or a folder
 #' of Parquet references (`.zmetadata` plus `refs.N.parq` files per array,

@@ -3,7 +3,7 @@
 
 #' Zarr abstract store
 #'
-#' The base class of all stores: a map from keys (strings such as
+#' @description The base class of all stores: a map from keys (strings such as
 #' `"group/array/c/0/1"`) to raw vectors. Use [zarr_localstore] or
 #' [zarr_memorystore]; this class is not instantiated directly.
 #'
@@ -171,7 +171,7 @@ zarr_store <- R6::R6Class("zarr_store",
 
 #' Zarr store on the local file system
 #'
-#' Keys map to files below a root folder following the Zarr file system
+#' @description Keys map to files below a root folder following the Zarr file system
 #' store specification. Every value (a new chunk as well as a replaced one)
 #' is written to a temporary file in the same folder and renamed into place,
 #' so a reader, or a process killed mid-write, never sees a partly written
@@ -255,7 +255,7 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
 
 #' Zarr store in memory
 #'
-#' Keys and values held in memory by the Rust engine, gone when the store
+#' @description Keys and values held in memory by the Rust engine, gone when the store
 #' is garbage-collected.
 #'
 #' @docType class

@@ -37,8 +37,10 @@ str.zarr <- function(object, ...) {
 str.zarr_array <- function(object, ...) {
   dt <- object$data_type
   shape <- object$shape
-  cat(sprintf("Zarr array %s: %s [%s], chunks [%s]\n", object$path, dt$data_type,
+  dn <- names(dimnames(object))
+  cat(sprintf("Zarr array %s: %s [%s]%s, chunks [%s]\n", object$path, dt$data_type,
               if (length(shape)) paste(shape, collapse = ", ") else "",
+              if (is.null(dn)) "" else sprintf(" (%s)", paste(dn, collapse = ", ")),
               paste(unlist(object$metadata$chunk_grid$configuration$chunk_shape), collapse = ", ")))
   invisible(NULL)
 }
@@ -79,4 +81,21 @@ str.chunk_grid_regular <- function(object, ...) {
   cat(sprintf("Regular chunk grid: chunks [%s], grid [%s]\n", paste(object$chunk_shape, collapse = ", "),
               paste(object$chunk_grid, collapse = ", ")))
   invisible(NULL)
+}
+
+#' Summary of the values of a Zarr array
+#'
+#' Reads the whole array and summarises its values as [base::summary()]
+#' does for a vector (quartiles and mean, or counts for logical values).
+#' (An addition to the manual.)
+#'
+#' @param object A [zarr_array].
+#' @param ... Passed to [base::summary()].
+#' @return The summary of the values.
+#' @export
+#' @examples
+#' arr <- as_zarr(matrix(c(1:5, NA), 2, 3))[["/"]]
+#' summary(arr)
+summary.zarr_array <- function(object, ...) {
+  summary(as.vector(object), ...)
 }

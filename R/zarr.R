@@ -2,7 +2,7 @@
 
 #' Zarr object
 #'
-#' A Zarr data set: a store and the hierarchy of groups and arrays in it.
+#' @description A Zarr data set: a store and the hierarchy of groups and arrays in it.
 #' Create one with [create_zarr()], [open_zarr()] or [as_zarr()].
 #'
 #' Paths are absolute: "/" is the root node, "/group/array" a node below it.
@@ -198,6 +198,8 @@ zarr_print <- function(z) {
   root <- z$root
   if (inherits(root, "zarr_array")) {
     cat("root  : array [", paste(root$shape, collapse = " x "), "] ", root$data_type$data_type, "\n", sep = "")
+  } else if (!children_known(root)) {
+    cat("root  : group; its children are ", children_unknown_note(), "\n", sep = "")
   } else {
     # (the hierarchy, not this summary, shows a node that cannot be read)
     groups <- suppressWarnings(z$groups, classes = "zarr_warning")

@@ -370,3 +370,21 @@ test_that("open_zarr() and create_zarr() on a file (not a folder) are classed er
   expect_error(create_zarr(f), class = "zarr_error", regexp = basename(f), fixed = TRUE)
   expect_identical(readLines(f), "not a store")
 })
+
+test_that("an unknown method or field is a classed error naming it", {
+  z <- create_zarr()
+  a <- z$add_array("/", "a", define_array("int32", 3))
+  expect_error(a$no_such_method(), class = "zarr_error_argument", regexp = "zarr_array.*'no_such_method'")
+  expect_error(z$nope, class = "zarr_error_argument", regexp = "'nope'")
+  expect_error(z$store$nope(), class = "zarr_error_argument", regexp = "'nope'")
+  expect_error(z[["/"]]$nope, class = "zarr_error_argument")
+})
+
+test_that("values of the wrong type are a classed error naming the array and the types", {
+  z <- create_zarr()
+  a <- z$add_array("/", "a", define_array("int32", 3))
+  expect_error(a[1] <- "x", class = "zarr_error_type", regexp = "array '/a'.*character.*int32")
+  s <- z$add_array("/", "s", define_array("string", 3))
+  expect_error(s[1] <- 1, class = "zarr_error_type", regexp = "array '/s'.*double.*string")
+  expect_error(a[1] <- list(1), class = "zarr_error_type")
+})

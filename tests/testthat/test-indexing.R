@@ -335,10 +335,36 @@ test_that("dimnames<- stores dimension names that `[` then carries, as R does", 
   expect_identical(names(dimnames(arr[2:3, 1:2])), c("r", "c"))
 })
 
-test_that("dimnames<- refuses labels and lists of the wrong length", {
+test_that("dimnames<- refuses lists of the wrong length", {
   arr <- zarr_copy(matrix(1:4, 2, 2))
-  expect_error(dimnames(arr) <- list(a = c("x", "y"), b = NULL), class = "zarr_error_unsupported",
+  expect_error(dimnames(arr) <- list(a = c("x", "y", "z"), b = NULL), class = "zarr_error_argument",
                regexp = "'/x'", fixed = TRUE)
   expect_error(dimnames(arr) <- list(a = NULL), class = "zarr_error_argument", regexp = "'/x'", fixed = TRUE)
   expect_null(dimnames(arr))
+})
+
+test_that("dimnames<- stores labels, which index by name and label the results", {
+  z <- create_zarr()
+  a <- z$add_array("/", "m", define_array("int32", c(2, 3)))
+  a[] <- matrix(1:6, 2)
+  dimnames(a) <- list(r = c("a", "b"), c = NULL)
+  expect_identical(dimnames(a), list(r = c("a", "b"), c = NULL))
+  expect_identical(a["b", ], c(2L, 4L, 6L))
+  expect_identical(a[c("b", "a"), 2:3, drop = FALSE],
+                   matrix(c(4L, 3L, 6L, 5L), 2, dimnames = list(r = c("b", "a"), c = NULL)))
+  expect_identical(a[], matrix(1:6, 2, dimnames = list(r = c("a", "b"), c = NULL)))
+  a["a", 3] <- 60L
+  expect_identical(a[1, 3], c(a = 60L))
+  # kept in the store: a fresh handle sees them
+  again <- z[["/m"]]
+  expect_identical(dimnames(again), list(r = c("a", "b"), c = NULL))
+  # labels without names, then none at all
+  dimnames(a) <- list(NULL, c("x", "y", "z"))
+  expect_identical(a[2, "y"], c(y = 4L))
+  expect_identical(dimnames(a), list(NULL, c("x", "y", "z")))
+  dimnames(a) <- NULL
+  expect_null(dimnames(a))
+  expect_error(a["a", 1], class = "zarr_error_selection")
+  expect_error(dimnames(a) <- list(r = c("a", "b", "c"), c = NULL), class = "zarr_error_argument",
+               regexp = "dimension 1")
 })

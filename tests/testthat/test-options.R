@@ -38,3 +38,14 @@ test_that("zarr_options() refuses unknown options and bad values with classed er
   expect_error(zarr_options("threads", 0), class = "zarr_error_argument", regexp = "threads")
   expect_error(zarr_options("cf", "yes"), class = "zarr_error_argument", regexp = "cf")
 })
+
+test_that("zarr_options() sets options given by name and returns the old values", {
+  withr::local_options(zarr.progress = TRUE, zarr.min_compress = 100L)
+  old <- zarr_options(progress = FALSE, min_compress = 5)
+  expect_identical(old, list(progress = TRUE, min_compress = 100L))
+  expect_false(zarr_options("progress"))
+  expect_identical(zarr_options("min_compress"), 5L)
+  expect_error(zarr_options("progress", progress = FALSE), class = "zarr_error_argument")
+  expect_error(zarr_options(FALSE, TRUE, TRUE), class = "zarr_error_argument")
+  expect_error(zarr_options(nope = 1), class = "zarr_error_argument", regexp = "unknown option 'nope'")
+})

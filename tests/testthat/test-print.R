@@ -53,3 +53,46 @@ test_that("print() of an array shows its dimension names", {
   out <- capture.output(print(arr))
   expect_identical(grep("^shape", out, value = TRUE), "shape      : 2 x 3 [lat, lon]")
 })
+
+test_that("print() of an HTTP store's group and array works, consolidated or not, without warnings", {
+  for (consolidated in c(TRUE, FALSE)) {
+    dir <- withr::local_tempdir()
+    z <- create_zarr(file.path(dir, "d.zarr"))
+    z$add_group("/", "g")
+    a <- z$add_array("/g", "tas", define_array("int32", c(4, 3)))
+    a[] <- matrix(1:12, 4)
+    if (consolidated) z$consolidate()
+    server <- local_http_server(dir)
+    remote <- open_zarr(paste0(server$url, "/d.zarr"))
+    # (opening by path without consolidated metadata still warns: not a print matter)
+    tas <- suppressWarnings(remote[["/g/tas"]], classes = "zarr_warning")
+    out <- expect_no_warning(capture.output(print(tas)))
+    expect_true(any(grepl("^shape +: 4 x 3", out)))
+    expect_true(any(grepl("^stored +: not known", out)))
+    z_out <- expect_no_warning(capture.output(print(remote)))
+    g_out <- expect_no_warning(capture.output(print(remote[["/g"]])))
+    if (consolidated) {
+      expect_true(any(grepl("root  : group with 1 sub-group and 1 array", z_out, fixed = TRUE)))
+      expect_true(any(grepl("children: 0 groups, 1 array", g_out, fixed = TRUE)))
+    } else {
+      expect_true(any(grepl("not known: the store cannot list", z_out, fixed = TRUE)))
+      expect_true(any(grepl("children: not known", g_out, fixed = TRUE)))
+      expect_false(any(grepl("0 arrays", c(z_out, g_out))))
+    }
+    expect_identical(tas[], matrix(1:12, 4))
+    server$stop()
+  }
+})
+
+test_that("print() and str() show the stored dimension names", {
+  a <- as_zarr(matrix(1:6, 2, 3))[["/"]]
+  dimnames(a) <- list(lat = NULL, lon = NULL)
+  expect_true(any(grepl("shape      : 2 x 3 [lat, lon]", capture.output(print(a)), fixed = TRUE)))
+  expect_match(capture.output(str(a)), "[2, 3] (lat, lon)", fixed = TRUE)
+})
+
+test_that("summary() of an array summarises its values", {
+  x <- matrix(c(1:5, NA), 2, 3)
+  a <- as_zarr(x)[["/"]]
+  expect_identical(summary(a), summary(as.vector(x)))
+})

@@ -5,7 +5,7 @@
 use crate::error::{Result, ZarrError};
 use crate::steer::Steer;
 use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -63,61 +63,126 @@ thread_local! {
     // (1, 0) outside tasks.
     static BUDGET: Cell<(usize, usize)> = const { Cell::new((1, 0)) };
     // How the calling thread learns that it should stop (R's main thread:
-    // a pending Ctrl-C or time limit); None on every other thread.
-    static INTERRUPT_CHECK: Cell<Option<fn() -> bool>> = const { Cell::new(None) };
+    // a pending Ctrl-C or time limit), and what it has been told; None on
+    // every other thread.
+    static WATCH: RefCell<Option<Watch>> = const { RefCell::new(None) };
 }
 
-/// How often at least the calling thread asks `INTERRUPT_CHECK` while the
-/// engine works: well under the 0.2 s a user or a time limit may wait.
+/// The interrupt check a caller installs: asked with the work done so far
+/// (items, total items), so that it can report progress too; true means
+/// stop. It must not unwind or jump.
+pub type Check = fn(usize, usize) -> bool;
+
+/// The calling thread's interrupt check and progress, for the whole call
+/// (all runs of tasks in it): a check is due `CHECK_EVERY` after the last
+/// one, whichever run it falls in, and a yes is remembered.
+struct Watch {
+    check: Check,
+    last: Instant,
+    hit: bool,
+    progress: Arc<Progress>,
+}
+
+/// Items done and to do in the outermost runs of tasks of one call.
+#[derive(Default)]
+struct Progress {
+    done: AtomicUsize,
+    total: AtomicUsize,
+    declared: AtomicBool,
+}
+
+/// How often at least the calling thread asks its check while the engine
+/// works: well under the 0.2 s a user or a time limit may wait.
 const CHECK_EVERY: Duration = Duration::from_millis(50);
 
 /// Run `f` with `check` as this thread's interrupt check: the engine calls
 /// it from this thread only, while tasks run, and stops them when it says
-/// so (the caller's function must not unwind or jump).
-pub fn with_interrupt_check<R>(check: fn() -> bool, f: impl FnOnce() -> R) -> R {
-    let before = INTERRUPT_CHECK.with(|c| c.replace(Some(check)));
-    struct Restore(Option<fn() -> bool>);
+/// so.
+pub fn with_interrupt_check<R>(check: Check, f: impl FnOnce() -> R) -> R {
+    let watch = Watch {
+        check,
+        last: Instant::now(),
+        hit: false,
+        progress: Arc::default(),
+    };
+    let before = WATCH.with(|w| w.replace(Some(watch)));
+    struct Restore(Option<Watch>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            INTERRUPT_CHECK.with(|c| c.set(self.0));
+            WATCH.with(|w| *w.borrow_mut() = self.0.take());
         }
     }
     let _restore = Restore(before);
     f()
 }
 
-/// The interrupt check of the calling thread, asked at most every
-/// `CHECK_EVERY`; it remembers a yes.
-struct Poll {
-    check: Option<fn() -> bool>,
-    last: Cell<Instant>,
-    hit: Cell<bool>,
+/// Whether the calling thread has an interrupt check (only R's thread).
+pub fn checks_interrupts() -> bool {
+    WATCH.with(|w| w.borrow().is_some())
 }
 
-impl Poll {
-    fn here() -> Poll {
-        Poll {
-            check: INTERRUPT_CHECK.with(Cell::get),
-            last: Cell::new(Instant::now()),
-            hit: Cell::new(false),
+/// Whether the work should stop now: asks the calling thread's check when
+/// one is due (false on threads without one, such as the workers).
+pub fn interrupted() -> bool {
+    // The check (when due) or the answer so far.
+    let due = WATCH.with(|w| {
+        let w = w.borrow();
+        let w = w.as_ref().ok_or(false)?;
+        if w.hit || w.last.elapsed() < CHECK_EVERY {
+            return Err(w.hit);
+        }
+        let p = &w.progress;
+        let done = p.done.load(Ordering::Relaxed);
+        Ok((w.check, done, p.total.load(Ordering::Relaxed)))
+    });
+    match due {
+        Err(hit) => hit,
+        Ok((check, done, total)) => {
+            // Asked with no borrow held: the check runs R code.
+            let hit = check(done, total);
+            WATCH.with(|w| {
+                if let Some(w) = w.borrow_mut().as_mut() {
+                    w.hit |= hit;
+                    w.last = Instant::now();
+                }
+            });
+            hit
         }
     }
+}
 
-    /// Whether the work should stop now.
-    fn stop(&self) -> bool {
-        let Some(check) = self.check else {
-            return false;
-        };
-        if !self.hit.get() && self.last.get().elapsed() >= CHECK_EVERY {
-            self.last.set(Instant::now());
-            self.hit.set(check());
+/// The error of a stopped call.
+pub fn interrupted_error() -> ZarrError {
+    ZarrError::Interrupted("interrupted (by the user or a time limit)".into())
+}
+
+/// Say how many items the call's outermost runs of tasks will have in all,
+/// when it hands them out in several runs (batches): progress is then
+/// counted against this total instead of each run's own.
+pub fn expect_items(n: usize) {
+    WATCH.with(|w| {
+        if let Some(w) = w.borrow().as_ref() {
+            w.progress.total.store(n, Ordering::Relaxed);
+            w.progress.declared.store(true, Ordering::Relaxed);
         }
-        self.hit.get()
-    }
+    });
+}
 
-    fn error() -> ZarrError {
-        ZarrError::Interrupted("interrupted (by the user or a time limit)".into())
+/// The progress counter of an outermost run on the checking thread (None
+/// for nested runs and on other threads), with the run's items added to
+/// the total unless a total was declared.
+fn progress_of_run(n: usize) -> Option<Arc<Progress>> {
+    if BUDGET.with(Cell::get).1 != 0 {
+        return None;
     }
+    WATCH.with(|w| {
+        let w = w.borrow();
+        let p = &w.as_ref()?.progress;
+        if !p.declared.load(Ordering::Relaxed) {
+            p.total.fetch_add(n, Ordering::Relaxed);
+        }
+        Some(Arc::clone(p))
+    })
 }
 
 /// The thread budget of the task running on this thread (1 outside tasks).
@@ -163,14 +228,21 @@ pub fn run_tasks<T: Sync>(
         0 => threads,
         t => t,
     };
-    let poll = Poll::here();
+    let progress = progress_of_run(items.len());
+    let count = |n: usize| {
+        if let Some(p) = &progress {
+            p.done.fetch_add(n, Ordering::Relaxed);
+        }
+    };
     if threads <= 1 || items.len() <= 1 {
         return with_budget(threads, total, || {
             items.iter().try_for_each(|item| {
-                if poll.stop() {
-                    return Err(Poll::error());
+                if interrupted() {
+                    return Err(interrupted_error());
                 }
-                task(item)
+                task(item)?;
+                count(1);
+                Ok(())
             })
         });
     }
@@ -209,6 +281,7 @@ pub fn run_tasks<T: Sync>(
             slot.get_or_insert(e);
             return false;
         }
+        count(1);
         true
     };
     let work = || {
@@ -219,10 +292,10 @@ pub fn run_tasks<T: Sync>(
         }
     };
     let stop_if_asked = || {
-        if poll.stop() {
+        if interrupted() {
             stop.store(true, Ordering::Relaxed);
             let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
-            slot.get_or_insert_with(Poll::error);
+            slot.get_or_insert_with(interrupted_error);
         }
     };
     // Workers still running; the caller, once out of items, waits on this
@@ -255,7 +328,7 @@ pub fn run_tasks<T: Sync>(
                 }
             }
         });
-        if poll.check.is_some() {
+        if checks_interrupts() {
             let mut n = running.0.lock().unwrap_or_else(|e| e.into_inner());
             while *n > 0 {
                 n = running
@@ -374,7 +447,7 @@ mod tests {
     }
     #[test]
     fn an_interrupt_stops_the_run_and_the_pool_works_after_it() {
-        fn yes() -> bool {
+        fn yes(_: usize, _: usize) -> bool {
             true
         }
         let items: Vec<usize> = (0..400).collect();

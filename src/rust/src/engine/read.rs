@@ -105,6 +105,7 @@ impl Array {
                 Ok(())
             });
         }
+        crate::pool::expect_items(chunks.len());
         for batch in chunks.chunks(BATCH) {
             let keys: Vec<(String, ByteRange)> = batch
                 .iter()

@@ -210,7 +210,8 @@ impl Array {
                     .map_err(|e| e.context(&what))?;
                 self.store.set(&key, &enc).map_err(|e| e.context(&what))
             }
-        })?;
+        })
+        .map_err(super::write::stopped_write)?;
         Ok(warnings.take())
     }
 }

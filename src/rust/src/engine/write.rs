@@ -12,6 +12,18 @@ use crate::pool::run_tasks;
 use crate::selection::{DimChunk, Selection};
 use crate::words;
 
+/// An interrupt stops a write between chunks, never inside one, and every
+/// store replaces a chunk (or shard) whole: say so, since the caller must
+/// know that the array now mixes old and new chunks but none is torn.
+pub(super) fn stopped_write(e: ZarrError) -> ZarrError {
+    match e {
+        ZarrError::Interrupted(m) => ZarrError::Interrupted(format!(
+            "{m}; the write stopped part way: each chunk holds either its old or its new values"
+        )),
+        other => other,
+    }
+}
+
 impl Array {
     /// Refuse a write to a read-only store, out of bounds, or with the
     /// wrong number of values; false when there is nothing to write.
@@ -59,7 +71,8 @@ impl Array {
             None => (vec![], chunks),
         };
         if let (Some(sh), false) = (sharding, whole.is_empty()) {
-            self.write_shards(sh, &whole, &src, opts.threads)?;
+            self.write_shards(sh, &whole, &src, opts.threads)
+                .map_err(stopped_write)?;
         }
         let task = |c: &Vec<&DimChunk>| -> Result<()> {
             let idx = chunk_index(c);
@@ -107,7 +120,7 @@ impl Array {
                 self.store.set(&key, &enc).map_err(|e| e.context(&what))
             }
         };
-        run_tasks(&chunks, opts.threads, task)?;
+        run_tasks(&chunks, opts.threads, task).map_err(stopped_write)?;
         Ok(warnings.take())
     }
     /// Store chunk `c`, which the selection covers whole, straight from

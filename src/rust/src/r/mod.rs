@@ -86,8 +86,12 @@ extern "C" fn caught(cond: Sexp, _: *mut std::ffi::c_void) -> Sexp {
 /// check jumps out when it does; run inside R_tryCatch (for conditions of
 /// class interrupt and error, as a time limit is), the jump stops there
 /// instead of skipping the engine's Rust frames, nothing is printed, and
-/// the engine then cleans up and returns an `interrupted` error.
-fn interrupt_pending() -> bool {
+/// the engine then cleans up and returns an `interrupted` error. The same
+/// periodic call reports progress (`done` of `total` chunks).
+fn interrupt_pending(done: usize, total: usize) -> bool {
+    if progress::report(done, total) {
+        return true;
+    }
     let conds: Robj = Strings::from_values(["interrupt", "error"]).into();
     // SAFETY: only ever called from the thread that entered `guard`, R's;
     // `conds` stays protected (alive) for the call.
@@ -161,6 +165,8 @@ mod codec;
 mod metadata;
 mod node;
 mod registry;
+
+mod progress;
 mod store;
 
 use alloc::{alloc_r_vector, with_r_buffer};
@@ -173,4 +179,5 @@ extendr_module! {
     use registry;
     use array;
     use codec;
+    use progress;
 }

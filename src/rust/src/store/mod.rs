@@ -3,7 +3,9 @@
 //! chunks from its thread pool.
 
 use crate::error::{Result, ZarrError};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 pub mod fs;
 pub mod http;
@@ -275,36 +277,71 @@ pub(crate) fn dir_prefix(prefix: &str) -> Result<String> {
     })
 }
 
-/// `fetch(0)` to `fetch(n - 1)` on up to `workers` scoped threads (the
-/// calling thread is one of them), results in order. Threads take the next
-/// index as they finish, so a slow request holds up only its own thread.
+/// `fetch(0)` to `fetch(n - 1)` on up to `workers` scoped threads, results
+/// in order. Threads take the next index as they finish, so a slow request
+/// holds up only its own thread.
+///
+/// The calling thread fetches too, unless it has an interrupt check (R's
+/// thread): then it waits and asks the check, and on a stop no further
+/// request starts (those in flight finish); the ones never made give an
+/// `interrupted` error.
 pub(crate) fn fetch_concurrently<T: Send>(
     n: usize,
     workers: usize,
-    fetch: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
-    if workers <= 1 {
+    fetch: impl Fn(usize) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    let watching = crate::pool::checks_interrupts();
+    if workers <= 1 && !watching {
         return (0..n).map(fetch).collect();
     }
     let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let running = (Mutex::new(0usize), Condvar::new());
     let work = || {
         let mut done = Vec::new();
-        loop {
+        while !cancel.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= n {
                 break;
             }
             done.push((i, fetch(i)));
         }
+        let mut left = running.0.lock().unwrap_or_else(|e| e.into_inner());
+        *left -= 1;
+        running.1.notify_all();
         done
     };
-    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut results: Vec<Option<Result<T>>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
+        let spawned = workers.max(1) - usize::from(!watching);
         // A thread that cannot be started leaves its share to the others.
-        let handles: Vec<_> = (1..workers)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+        let handles: Vec<_> = (0..spawned)
+            .filter_map(|_| {
+                *running.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                let h = std::thread::Builder::new().spawn_scoped(s, work).ok();
+                if h.is_none() {
+                    *running.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+                }
+                h
+            })
             .collect();
-        let mut all = work();
+        let mut all = Vec::new();
+        if watching && !handles.is_empty() {
+            let mut left = running.0.lock().unwrap_or_else(|e| e.into_inner());
+            while *left > 0 {
+                left = running
+                    .1
+                    .wait_timeout(left, Duration::from_millis(10))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                if crate::pool::interrupted() {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            }
+        } else {
+            *running.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            all = work();
+        }
         for h in handles {
             match h.join() {
                 Ok(done) => all.extend(done),
@@ -317,7 +354,7 @@ pub(crate) fn fetch_concurrently<T: Send>(
     });
     results
         .into_iter()
-        .map(|r| r.expect("every request of a batch is run"))
+        .map(|r| r.unwrap_or_else(|| Err(crate::pool::interrupted_error())))
         .collect()
 }
 
