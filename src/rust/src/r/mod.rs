@@ -164,9 +164,8 @@ mod array;
 mod codec;
 mod metadata;
 mod node;
-mod registry;
-
 mod progress;
+mod registry;
 mod store;
 
 use alloc::{alloc_r_vector, with_r_buffer};
