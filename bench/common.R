@@ -106,6 +106,17 @@ peak_rss <- function(path) {
   as.numeric(system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE))
 }
 
+# Seconds of the first full read of the array at `path` in a new R
+# process: opened there, then one timed read (R's start, the package's
+# loading and the opening untimed). Nothing freed earlier is there to
+# reuse: every page of the result is new to the process.
+fresh_read <- function(path) {
+  code <- sprintf(paste(
+    "suppressMessages(library(zarr)); a <- open_zarr('%s', read_only = TRUE)[['/x']]",
+    "t0 <- proc.time()[['elapsed']]; x <- a[]; cat(proc.time()[['elapsed']] - t0)", sep = "\n"), path)
+  as.numeric(system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE))
+}
+
 # The array definition of a layout; order "C" stores chunks as Python does
 # (no transpose codec), "F" is the package's default (column-major chunks).
 layout_builder <- function(layout, order, n = N) {
@@ -163,10 +174,20 @@ workload <- function(data, data_dir, layout, order) {
       a <- opened()
       run_once(function() a[sub_index, sub_index])
     },
+    write_loop = function() {
+      make_array()
+      reader <<- NULL
+      run_kept(function() arr$write(data), paste(path, "write"))
+    },
     read_loop = function() {
       a <- opened()
       run_kept(function() a[], path)
     },
+    subset_loop = function() {
+      a <- opened()
+      run_kept(function() a[sub_index, sub_index], paste(path, "subset"))
+    },
+    read_fresh = function() c(wall = fresh_read(path), cpu = NA),
     read_1thread = function() {
       a <- opened()
       withr::with_options(list(zarr.num_threads = 1), run_once(function() a[]))

@@ -40,6 +40,36 @@ fmt_row <- function(r) {
 }
 for (r in c(peers$rows, ours$rows)) lines <- c(lines, fmt_row(r))
 
+# Every operation three ways, each against the best peer timed the same
+# way: back to back (as a session repeats it), after an idle pause (the
+# table above), and a first read in a new process.
+if (!is.null(ours$rows[[1]]$writeloop_s)) {
+  lines <- c(lines, "", "## Ratios to the best peer: back to back, after an idle pause, in a new process", "",
+             paste("Back to back: `x <- a[]` (or the write, or the subset) again and again, no pause and no collection",
+                   "before a run and the last result alive meanwhile, the peers as this package (peers_bench.py's",
+                   "--back-to-back). After an idle pause: each run waits for a quiet machine and collects first",
+                   "(R's system.time() does that collection too). New process: the first full read of a process that",
+                   "has just opened the array, where every page of the result is new."), "",
+             "| layout | order | write b2b | read b2b | subset b2b | write idle | read idle | subset idle | first read, new process |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|")
+  ratio <- function(r, field) num(r[[field]]) / best_peer(r$layout, field)$s
+  for (r in ours$rows) {
+    lines <- c(lines, sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", r$layout, r$order,
+                              ratio(r, "writeloop_s"), ratio(r, "readloop_s"), ratio(r, "subsetloop_s"),
+                              ratio(r, "write_s"), ratio(r, "read_s"), ratio(r, "subset_s"), ratio(r, "readfresh_s")))
+  }
+  lines <- c(lines, "", "| layout | order | read b2b s | read idle s | read new process s | best peer b2b / idle / new process (s) |",
+             "|---|---|---:|---:|---:|---|")
+  for (r in ours$rows) {
+    b <- best_peer(r$layout, "readloop_s")
+    i <- best_peer(r$layout, "read_s")
+    f <- best_peer(r$layout, "readfresh_s")
+    lines <- c(lines, sprintf("| %s | %s | %.3f | %.3f | %.3f | %s %.3f / %s %.3f / %s %.3f |", r$layout, r$order,
+                              num(r$readloop_s), num(r$read_s), num(r$readfresh_s),
+                              b$impl, b$s, i$impl, i$s, f$impl, f$s))
+  }
+}
+
 lines <- c(lines, "", "## Ratios to the best peer (package time / best peer time)", "",
            "| layout | order | write | read | subset | best peer (write / read / subset) |", "|---|---|---:|---:|---:|---|")
 for (r in ours$rows) {
@@ -57,13 +87,29 @@ if (!is.null(ours$rows[[1]]$readloop_s)) {
              paste("`x <- a[]` again and again: no wait and no gc() before a run, the last result alive while the next",
                    "is read (peers_bench.py's --back-to-back), three times the repeats. The table above collects",
                    "first, as R's system.time() does; here the package must collect itself (pages.rs)."), "",
-             "| layout | order | loop read s | gc-first read s | loop / gc-first | best peer's loop read (s) | loop / best peer's loop |",
-             "|---|---|---:|---:|---:|---|---:|")
+             "| layout | order | loop read s | gc-first read s | loop / gc-first | best peer's loop read (s) | loop / best peer's loop | loop / zarrs pipeline's loop |",
+             "|---|---|---:|---:|---:|---|---:|---:|")
+  zarrs_loop <- function(layout) {
+    for (p in peers$rows) if (identical(p$layout, layout) && identical(p$impl, "zarr-python+zarrs")) return(num(p$readloop_s))
+    NA_real_
+  }
   for (r in ours$rows) {
     p <- best_peer(r$layout, "readloop_s")
-    lines <- c(lines, sprintf("| %s | %s | %.3f | %.3f | %.2f | %s (%.3f) | %.2f |", r$layout, r$order,
+    lines <- c(lines, sprintf("| %s | %s | %.3f | %.3f | %.2f | %s (%.3f) | %.2f | %.2f |", r$layout, r$order,
                               num(r$readloop_s), num(r$read_s), num(r$readloop_s) / num(r$read_s),
-                              p$impl, p$s, num(r$readloop_s) / p$s))
+                              p$impl, p$s, num(r$readloop_s) / p$s, num(r$readloop_s) / zarrs_loop(r$layout)))
+  }
+  loop_file <- file.path(dir, "read_loop.json")
+  if (file.exists(loop_file)) {
+    lines <- c(lines, "", paste("The same loop in a new R process for each layout (F order, bench/read_loop.R): resident",
+                                "memory above the first read's, in results of 128 MiB, and the median of 400 loop reads",
+                                "against 40 reads after a gc()."), "",
+               "| layout | resident after 40 reads | after 400 reads | loop read s | gc-first read s | loop / gc-first |",
+               "|---|---:|---:|---:|---:|---:|")
+    for (r in jsonlite::fromJSON(loop_file, simplifyVector = FALSE)) {
+      lines <- c(lines, sprintf("| %s | %+.2f | %+.2f | %.4f | %.4f | %.2f |", r$layout, num(r$rss40), num(r$rss400),
+                                num(r$loop_s), num(r$gc_first_s), num(r$loop_over_gc_first)))
+    }
   }
 }
 
@@ -140,5 +186,33 @@ lines <- c(lines, "",
                 "(%s store read(s), counted by the test HTTP server serving the same folder)."),
           num(ours$hierarchy$plain_s), num(ours$hierarchy$consolidated_s),
           format(num(ours$hierarchy$consolidated_requests))))
+cube_file <- file.path(dir, "cube.json")
+if (file.exists(cube_file)) {
+  lines <- c(lines, "", "## A float32 cube, and many small chunks", "",
+             paste("A float32 cube of 365 x 180 x 360 in chunks of 30 x 90 x 90 (blosc zstd, NaN fill) read in full",
+                   "against the zarrs pipeline on the same store (bench/cube_read.R; R returns doubles, twice the",
+                   "bytes): back to back and after a collection."), "",
+             "| chunk order | b2b s | zarrs b2b s | ratio b2b | gc-first s | zarrs gc-first s | ratio gc-first |",
+             "|---|---:|---:|---:|---:|---:|---:|")
+  for (r in jsonlite::fromJSON(cube_file, simplifyVector = FALSE)) {
+    lines <- c(lines, sprintf("| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f |", r$order, num(r$kept_s),
+                              num(r$zarrs_kept_s), num(r$ratio_kept), num(r$gc_first_s), num(r$zarrs_gc_first_s),
+                              num(r$ratio_gc_first)))
+  }
+  lines <- c(lines, "", "Target: <= 1.2 x the zarrs pipeline.")
+}
+small_file <- file.path(dir, "small_chunks.json")
+if (file.exists(small_file)) {
+  lines <- c(lines, "",
+             paste("The 128 MiB field in 4096 chunks of 64 x 64 against 256 chunks of 256 x 256 (bench/small_chunks.R),",
+                   "gc first; the ratio is the time in 4096 chunks over the time in 256 (target <= 1.2)."), "",
+             "| codec | write 4096 s | write 256 s | write ratio | read 4096 s | read 256 s | read ratio |",
+             "|---|---:|---:|---:|---:|---:|---:|")
+  for (r in jsonlite::fromJSON(small_file, simplifyVector = FALSE)) {
+    lines <- c(lines, sprintf("| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f |", r$codec, num(r$write_small_s),
+                              num(r$write_large_s), num(r$write_ratio), num(r$read_small_s), num(r$read_large_s),
+                              num(r$read_ratio)))
+  }
+}
 writeLines(lines, "bench/RESULTS.md")
 cat(lines, sep = "\n")

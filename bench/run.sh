@@ -61,4 +61,9 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null && command -v losetup 
   rm -f "$data/journal.img"
 fi
 Rscript bench/zarr_bench.R "${REPEATS:-9}" bench/results/zarr.json bench/results/zarr_rows.json
+# Issue 21's float32 cube against the zarrs pipeline, and the cost of
+# many small chunks.
+Rscript bench/cube_read.R "${REPEATS:-9}" bench/results/cube.json
+Rscript bench/small_chunks.R "${REPEATS:-9}" bench/results/small_chunks.json
+Rscript bench/read_loop.R bench/results/read_loop.json
 Rscript bench/report.R bench/results

@@ -40,10 +40,14 @@ if (!is.na(rows_file)) {
       # 3 x repeats runs back to back, so that several collections fall
       # among them.
       rl <- median_of(w$read_loop, 3 * repeats)
+      wl <- median_of(w$write_loop, repeats)
+      sl <- median_of(w$subset_loop, repeats)
+      rf <- median_run(t(vapply(seq_len(max(1, repeats %/% 3)), function(k) w$read_fresh(), numeric(2))))
       row <- list(impl = sprintf("zarr (R, %s order)", order), layout = layout, order = order,
                   write_s = wr[["wall"]], write_cpu = wr[["cpu"]], stored_bytes = w$stored(),
                   read_s = r[["wall"]], read_cpu = r[["cpu"]], subset_s = s[["wall"]], subset_cpu = s[["cpu"]],
                   read_1thread_s = r1[["wall"]], readloop_s = rl[["wall"]], readloop_cpu = rl[["cpu"]],
+                  writeloop_s = wl[["wall"]], subsetloop_s = sl[["wall"]], readfresh_s = rf[["wall"]],
                   read_peak_bytes = if (layout == "zstd1") peak_rss(w$path) else NA)
       cat(jsonlite::toJSON(row, auto_unbox = TRUE, na = "null"), "\n")
       rows[[length(rows) + 1]] <- row

@@ -42,7 +42,33 @@ pub unsafe fn strided_copy<S: Copy + 'static, D: Copy + 'static>(
         dst.write_unaligned(f(src.read_unaligned()));
         return;
     }
+    if let Some(j) = transpose_partner(src_strides, dst_strides) {
+        // The walk's order of dimensions is free: with the other side's
+        // contiguous dimension moved next to dimension 0, `copy_tiles`
+        // gets the two contiguous dimensions (a C-order chunk of a 3-d
+        // array against R's column-major one: time against longitude,
+        // not time against latitude, each of whose elements is a cache
+        // line of its own).
+        let (mut ss, mut ds) = (src_strides.to_vec(), dst_strides.to_vec());
+        let mut sp = spans.to_vec();
+        ss.swap(1, j);
+        ds.swap(1, j);
+        sp.swap(1, j);
+        copy_dim(nd - 1, false, src, &ss, dst, &ds, &sp, f);
+        return;
+    }
     copy_dim(nd - 1, false, src, src_strides, dst, dst_strides, spans, f);
+}
+
+/// For a copy in which exactly one side is contiguous along dimension 0:
+/// the dimension beyond 1 along which the other side is contiguous, if
+/// there is one.
+fn transpose_partner(ss: &[usize], ds: &[usize]) -> Option<usize> {
+    if ss.len() < 3 || (ss[0] == 1) == (ds[0] == 1) {
+        return None;
+    }
+    let other = if ss[0] == 1 { ds } else { ss };
+    (2..other.len()).find(|&j| other[j] == 1 && other[1] != 1)
 }
 
 /// The walk of `strided_copy` over dimensions `d` down to 0. With `stream`,
@@ -203,15 +229,15 @@ unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
 ///
 /// # Safety
 /// As `strided_copy`; `dst` must be aligned.
-pub unsafe fn stream_copy<T: Copy + 'static>(
-    src: *const T,
+pub unsafe fn stream_copy<S: Copy + 'static, D: Copy + 'static>(
+    src: *const S,
     ss: &[usize],
-    dst: *mut T,
+    dst: *mut D,
     ds: &[usize],
     spans: &[Vec<Span>],
-    f: &impl Fn(T) -> T,
+    f: &impl Fn(S) -> D,
 ) -> bool {
-    if std::mem::size_of::<T>() != 8
+    if std::mem::size_of::<D>() != 8
         || spans.is_empty()
         || ss[0] != 1
         || ds[0] != 1
@@ -225,19 +251,20 @@ pub unsafe fn stream_copy<T: Copy + 'static>(
     true
 }
 
-/// `strided_copy` between buffers of one type, with streaming stores where
-/// `stream` asks for them and `stream_copy` applies.
+/// `strided_copy` with streaming stores where `stream` asks for them and
+/// `stream_copy` applies: between buffers of one 8-byte type, and for the
+/// widening conversions into R's double (float32, float16, integers).
 ///
 /// # Safety
 /// As `stream_copy`.
-pub(super) unsafe fn copy_same<T: Copy + 'static>(
+pub(super) unsafe fn copy_same<S: Copy + 'static, D: Copy + 'static>(
     stream: bool,
-    src: *const T,
+    src: *const S,
     ss: &[usize],
-    dst: *mut T,
+    dst: *mut D,
     ds: &[usize],
     spans: &[Vec<Span>],
-    f: &impl Fn(T) -> T,
+    f: &impl Fn(S) -> D,
 ) {
     if !(stream && stream_copy(src, ss, dst, ds, spans, f)) {
         strided_copy(src, ss, dst, ds, spans, f)

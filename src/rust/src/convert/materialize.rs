@@ -164,23 +164,23 @@ impl ChunkRead<'_> {
             spans,
             ..
         } = self;
+        // One loop per case (NA marked or not), each without a branch on
+        // the case inside, so that the widening vectorises.
         macro_rules! int_to_i32 {
             ($t:ty) => {{
                 let fv = le_from!($t, fill);
-                strided_copy(
-                    src as *const $t,
-                    src_strides,
-                    dst.ptr as *mut i32,
-                    &dst.strides,
-                    spans,
-                    &|v: $t| {
-                        if mark_na && v == fv {
+                let (s, d) = (src as *const $t, dst.ptr as *mut i32);
+                if mark_na {
+                    strided_copy(s, src_strides, d, &dst.strides, spans, &move |v: $t| {
+                        if v == fv {
                             NA_INTEGER
                         } else {
                             v as i32
                         }
-                    },
-                )
+                    })
+                } else {
+                    strided_copy(s, src_strides, d, &dst.strides, spans, &|v: $t| v as i32)
+                }
             }};
         }
         match dtype {
@@ -274,12 +274,30 @@ impl ChunkRead<'_> {
         const LIM: u64 = 1 << 53;
         match dtype {
             DataType::Int64 => big_to_f64!(i64, |v: i64| v.unsigned_abs() > LIM),
-            DataType::UInt32 => big_to_f64!(u32, |_v: u32| false),
+            DataType::UInt32 => {
+                // Every uint32 is exact as a double: no count to keep, and
+                // one branch-free loop per case.
+                let fv = le_from!(u32, fill);
+                let na = na_real();
+                let (s, d, ds) = (src as *const u32, dst.ptr as *mut f64, &dst.strides);
+                if mark_na {
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: u32| {
+                        if v == fv {
+                            na
+                        } else {
+                            v as f64
+                        }
+                    })
+                } else {
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: u32| v as f64)
+                }
+            }
             DataType::UInt64 => big_to_f64!(u64, |v: u64| v > LIM),
             DataType::Float16 => {
                 let fv = fill_f64(dtype, fill);
                 let nan = fv.is_nan();
-                strided_copy(
+                copy_same(
+                    dst.stream,
                     src as *const u16,
                     src_strides,
                     dst.ptr as *mut f64,
@@ -289,16 +307,30 @@ impl ChunkRead<'_> {
                 )
             }
             DataType::Float32 => {
-                let fv = fill_f64(dtype, fill);
-                let nan = fv.is_nan();
-                strided_copy(
-                    src as *const f32,
-                    src_strides,
-                    dst.ptr as *mut f64,
-                    &dst.strides,
-                    spans,
-                    &|v: f32| float_read(v as f64, fv, nan, mark_na),
-                )
+                // As float64 below: one branch-free loop per case. The
+                // fill is compared as stored, in float32.
+                let fv = le_from!(f32, fill);
+                let na = na_real();
+                let (s, d, ds) = (src as *const f32, dst.ptr as *mut f64, &dst.strides);
+                if !mark_na {
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: f32| v as f64)
+                } else if fv.is_nan() {
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f32| {
+                        if v.is_nan() {
+                            na
+                        } else {
+                            v as f64
+                        }
+                    })
+                } else {
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f32| {
+                        if v == fv {
+                            na
+                        } else {
+                            v as f64
+                        }
+                    })
+                }
             }
             DataType::Float64 => {
                 // One loop per case, each without a branch on the case inside,

@@ -441,3 +441,98 @@ fn writes_map_na_to_fill_and_check_ranges() {
     assert!(check_writable(&RBuf::Double(&[f64::INFINITY]), DataType::Float32, "a").is_ok());
     assert!(check_writable(&RBuf::Complex(&[[1.0, 2.0]]), DataType::Float64, "a").is_err());
 }
+
+#[test]
+fn widening_reads_mark_na_by_the_fill_rule() {
+    // float32 -> double and int16 -> integer, each with its fill value
+    // read as NA, a NaN fill (every NaN is NA), and no NA rule at all.
+    let read = |dtype: DataType, src: &[u8], fill: &[u8], na: NaRule, out: &mut RBufMut| {
+        let n = out.len();
+        let p = RBufPtr::from_mut(out, &[n]);
+        let m = Materialize {
+            dtype,
+            fill,
+            na,
+            cf: None,
+        };
+        // SAFETY: one run of n elements inside both buffers.
+        unsafe {
+            m.read_into(
+                src.as_ptr(),
+                &[1],
+                &p,
+                &to_spans(&[vec![(0, 0, n)]]),
+                &Lossy::default(),
+            )
+        };
+    };
+    let f32s: Vec<u8> = [1.5f32, -2.0, f32::NAN, 7.25, 1e20]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let mut out = vec![0f64; 5];
+    read(
+        DataType::Float32,
+        &f32s,
+        &f32::NAN.to_ne_bytes(),
+        NaRule::Fill,
+        &mut RBufMut::Double(&mut out),
+    );
+    assert_eq!(
+        (out[0], out[1], out[3], out[4]),
+        (1.5, -2.0, 7.25, 1e20f32 as f64)
+    );
+    assert!(is_na_real(out[2]));
+    read(
+        DataType::Float32,
+        &f32s,
+        &1e20f32.to_ne_bytes(),
+        NaRule::Fill,
+        &mut RBufMut::Double(&mut out),
+    );
+    assert!(is_na_real(out[4]) && out[2].is_nan() && !is_na_real(out[2]));
+    assert_eq!(out[3], 7.25);
+    read(
+        DataType::Float32,
+        &f32s,
+        &1e20f32.to_ne_bytes(),
+        NaRule::Never,
+        &mut RBufMut::Double(&mut out),
+    );
+    assert_eq!(out[4], 1e20f32 as f64);
+    assert!(!is_na_real(out[2]));
+
+    let i16s: Vec<u8> = [3i16, -32768, 0, 32767]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let mut ints = vec![0i32; 4];
+    read(
+        DataType::Int16,
+        &i16s,
+        &0i16.to_ne_bytes(),
+        NaRule::Fill,
+        &mut RBufMut::Integer(&mut ints),
+    );
+    assert_eq!(ints, [3, -32768, NA_INTEGER, 32767]);
+    read(
+        DataType::Int16,
+        &i16s,
+        &0i16.to_ne_bytes(),
+        NaRule::Never,
+        &mut RBufMut::Integer(&mut ints),
+    );
+    assert_eq!(ints, [3, -32768, 0, 32767]);
+
+    let u32s: Vec<u8> = [u32::MAX, 9].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let mut dbl = vec![0f64; 2];
+    read(
+        DataType::UInt32,
+        &u32s,
+        &9u32.to_ne_bytes(),
+        NaRule::Fill,
+        &mut RBufMut::Double(&mut dbl),
+    );
+    assert_eq!(dbl[0], u32::MAX as f64);
+    assert!(is_na_real(dbl[1]));
+}

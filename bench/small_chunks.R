@@ -1,0 +1,53 @@
+# Per-chunk overhead (issue 21): the 4096 x 4096 float64 field in 4096
+# chunks of 64 x 64 against the same bytes in 256 chunks of 256 x 256,
+# written and read in full, uncompressed and with zstd level 1. Prints
+# the medians and the ratio small / large (target <= 1.2), and writes
+# them as JSON when given a file.
+#   Rscript bench/small_chunks.R [repeats] [out.json]
+script_dir <- local({
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench")
+})
+source(file.path(script_dir, "common.R"))
+args <- commandArgs(TRUE)
+reps <- if (length(args) >= 1) as.integer(args[[1]]) else 7L
+out_file <- if (length(args) >= 2) args[[2]] else NA_character_
+dir <- tempfile("chunks")
+dir.create(dir)
+data <- make_data(N)
+
+builder <- function(side, codec) {
+  b <- define_array("float64", c(N, N))
+  b$chunk_shape <- c(side, side)
+  b$remove_codec("blosc")
+  if (codec == "zstd1") b$add_codec("zstd", list(level = 1, checksum = FALSE))
+  b
+}
+rows <- list()
+for (codec in c("none", "zstd1")) {
+  times <- list()
+  for (side in c(64, 256)) {
+    path <- file.path(dir, sprintf("%s_%d.zarr", codec, side))
+    write_once <- function() {
+      unlink(path, recursive = TRUE)
+      a <- create_zarr(path)$add_array("/", "x", builder(side, codec))
+      run_once(function() a$write(data))
+    }
+    w <- median_of(write_once, reps)
+    a <- open_zarr(path, read_only = TRUE)[["/x"]]
+    stopifnot(identical(unname(a[]), data))
+    r <- timed(function() a[], reps)
+    times[[as.character(side)]] <- c(write = w[["wall"]], read = r[["wall"]])
+  }
+  s <- times[["64"]]
+  l <- times[["256"]]
+  row <- list(codec = codec, write_small_s = s[["write"]], write_large_s = l[["write"]],
+              read_small_s = s[["read"]], read_large_s = l[["read"]],
+              write_ratio = s[["write"]] / l[["write"]], read_ratio = s[["read"]] / l[["read"]])
+  cat(sprintf("%s: write %.3f s in 4096 chunks, %.3f s in 256 (ratio %.2f); read %.3f / %.3f (ratio %.2f)\n",
+              codec, row$write_small_s, row$write_large_s, row$write_ratio, row$read_small_s, row$read_large_s,
+              row$read_ratio))
+  rows[[length(rows) + 1]] <- row
+}
+unlink(dir, recursive = TRUE)
+if (!is.na(out_file)) jsonlite::write_json(rows, out_file, auto_unbox = TRUE, digits = NA, pretty = TRUE)
