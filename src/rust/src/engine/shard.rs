@@ -16,6 +16,9 @@ use crate::store::ByteRange;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Reads of one shard before a shard that keeps changing is an error.
+const SHARD_READ_ATTEMPTS: usize = 3;
+
 impl Array {
     /// Read a sharded array one inner chunk at a time: fetch each touched
     /// shard's index, then only the byte ranges of the inner chunks the
@@ -130,7 +133,10 @@ impl Array {
     }
 
     /// The stored bytes of the inner chunks `cs` of shard `sidx` (None
-    /// for those not stored, or when the shard is missing).
+    /// for those not stored, or when the shard is missing). The index and
+    /// the inner chunks come from one version of the shard: a shard
+    /// replaced between the two reads (a store that can tell gives a
+    /// `Conflict`) is read again, up to `SHARD_READ_ATTEMPTS` times.
     fn fetch_inner_chunks<'p>(
         &self,
         sh: &Sharding,
@@ -142,58 +148,85 @@ impl Array {
     ) -> Result<Vec<InnerFetch<'p>>> {
         let key = self.chunk_key(sidx);
         let what = self.chunk_what(&key);
-        let ctx = opts.context(warnings, &what);
+        let mut attempt = 1;
+        loop {
+            match self.fetch_inner_once(sh, grid, &key, &what, cs, opts, warnings) {
+                Err(ZarrError::Conflict(_)) if attempt < SHARD_READ_ATTEMPTS => attempt += 1,
+                Err(ZarrError::Conflict(why)) => {
+                    return Err(ZarrError::Conflict(format!(
+                        "{what}: the shard changed while it was read, {attempt} times ({why})"
+                    )))
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One attempt of `fetch_inner_chunks`.
+    #[allow(clippy::too_many_arguments)]
+    fn fetch_inner_once<'p>(
+        &self,
+        sh: &Sharding,
+        grid: &[usize],
+        key: &str,
+        what: &str,
+        cs: &[&'p Vec<&'p DimChunk>],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Vec<InnerFetch<'p>>> {
+        let ctx = opts.context(warnings, what);
         let job = |chunk, bytes| InnerFetch {
             chunk,
             bytes: std::sync::Mutex::new(bytes),
-            key: key.clone(),
+            key: key.to_string(),
         };
         let per_shard: usize = grid.iter().product();
         // Most of the shard is needed: one read of it beats many ranges.
-        let whole = if cs.len() * 2 > per_shard {
-            self.store
-                .get(&key, ByteRange::All)
-                .map_err(|e| e.context(&what))?
-        } else {
-            None
-        };
-        let index_bytes = match &whole {
-            Some(data) => Some(sh.index_of(data, grid, &what)?.to_vec()),
-            None if cs.len() * 2 > per_shard => None,
-            None => self
+        if cs.len() * 2 > per_shard {
+            let Some(data) = self
                 .store
-                .get(&key, sh.index_range(grid)?)
-                .map_err(|e| e.context(&what))?,
-        };
-        let Some(index_bytes) = index_bytes else {
+                .get(key, ByteRange::All)
+                .map_err(|e| e.context(what))?
+            else {
+                return Ok(cs.iter().map(|c| job(*c, None)).collect());
+            };
+            let entries = sh.decode_index(sh.index_of(&data, grid, what)?.to_vec(), grid, &ctx)?;
+            return cs
+                .iter()
+                .map(|c| {
+                    let bytes = match entries[position_in_shard(c, grid)] {
+                        None => None,
+                        Some(e) => Some(sh.inner_bytes(&data, e, what)?.to_vec()),
+                    };
+                    Ok(job(*c, bytes))
+                })
+                .collect();
+        }
+        let Some((index_bytes, pinned)) = self
+            .store
+            .get_pinned(key, sh.index_range(grid)?)
+            .map_err(|e| e.context(what))?
+        else {
             return Ok(cs.iter().map(|c| job(*c, None)).collect());
         };
         let entries = sh.decode_index(index_bytes, grid, &ctx)?;
         let mut out = Vec::with_capacity(cs.len());
+        let mut ranged = Vec::new();
         let mut ranges = Vec::new();
         for c in cs {
-            match (entries[position_in_shard(c, grid)], &whole) {
-                (None, _) => out.push(job(*c, None)),
-                (Some(e), Some(data)) => {
-                    out.push(job(*c, Some(sh.inner_bytes(data, e, &what)?.to_vec())))
-                }
-                (Some((offset, length)), None) => {
-                    ranges.push((*c, (key.clone(), ByteRange::Range { offset, length })))
+            match entries[position_in_shard(c, grid)] {
+                None => out.push(job(*c, None)),
+                Some((offset, length)) => {
+                    ranged.push(*c);
+                    ranges.push(ByteRange::Range { offset, length });
                 }
             }
         }
-        let requests: Vec<(String, ByteRange)> = ranges.iter().map(|(_, r)| r.clone()).collect();
-        let got = if self.store.prefers_batches() {
-            self.store.get_many(&requests)
-        } else {
-            requests
-                .iter()
-                .map(|(k, r)| self.store.get(k, *r))
-                .collect()
-        };
-        for ((c, _), g) in ranges.into_iter().zip(got) {
-            let bytes = g.map_err(|e| e.context(&what))?.ok_or_else(|| {
-                ZarrError::CorruptChunk(format!("{what}: the shard disappeared while it was read"))
+        for (c, got) in ranged.into_iter().zip(pinned.get_many(&ranges)) {
+            // A changed shard stays a Conflict, for the caller to retry.
+            let bytes = got.map_err(|e| match e {
+                ZarrError::Conflict(_) => e,
+                e => e.context(what),
             })?;
             out.push(job(c, Some(bytes)));
         }

@@ -1,10 +1,327 @@
-//! File store tests against a hostile or crashing world: atomic new
-//! values, writers killed mid-write, FIFOs and links.
+//! File store tests: the shared suite, opening, keys as paths below the
+//! root; then against a hostile or crashing world: atomic new values,
+//! writers killed mid-write, FIFOs and links.
 
 use super::fs::FsWriteOptions;
-use super::tests::{assert_kind, files_below, get, open_rw, set, strings, TempDir};
+use super::tests::*;
 use super::*;
 use std::fs;
+
+#[test]
+fn fs_store_passes_the_suite() {
+    let dir = TempDir::new("suite");
+    let store = open_rw(&dir, "store");
+    check_store(&store);
+    assert!(
+        dir.join("store").is_dir(),
+        "erase_prefix(\"\") removed the root"
+    );
+    assert_eq!(
+        files_below(&dir.join("store")),
+        Vec::<String>::new(),
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn fs_store_read_only_refuses_writes() {
+    let dir = TempDir::new("ro");
+    set(&open_rw(&dir, "store"), "a/b", b"value");
+    let ro = FsStore::open(&dir.str("store"), true, false).unwrap();
+    check_read_only(&ro, "a/b", b"value");
+    assert_eq!(files_below(&dir.join("store")), strings(&["a/b"]));
+}
+
+#[test]
+fn fs_open_missing_folder_without_create_is_not_found() {
+    let dir = TempDir::new("missing");
+    let root = dir.str("not/there");
+    for read_only in [false, true] {
+        let e = assert_kind(FsStore::open(&root, read_only, false), "not_found", "open");
+        assert!(
+            e.message().contains(&root),
+            "message does not name the path: {e}"
+        );
+    }
+    assert!(
+        !dir.join("not").exists(),
+        "open without create made a folder"
+    );
+    // Read-only with create must not create it either.
+    assert!(FsStore::open(&root, true, true).is_err());
+    assert!(!dir.join("not").exists(), "a read-only open made a folder");
+}
+
+#[test]
+fn fs_open_with_create_makes_nested_folders() {
+    let dir = TempDir::new("create");
+    let store = FsStore::open(&dir.str("x/y/z.zarr"), false, true).unwrap();
+    assert!(dir.join("x/y/z.zarr").is_dir());
+    assert_eq!(
+        store.describe(),
+        format!("local store at {}", dir.join("x/y/z.zarr").display())
+    );
+    // Opening an existing folder with create is fine and keeps its keys.
+    set(&store, "k", b"v");
+    let again = FsStore::open(&dir.str("x/y/z.zarr"), false, true).unwrap();
+    assert_eq!(get(&again, "k").unwrap(), b"v");
+}
+
+#[test]
+fn fs_open_a_file_is_an_error() {
+    let dir = TempDir::new("file-root");
+    fs::write(dir.join("plain"), b"not a folder").unwrap();
+    for create in [false, true] {
+        let e = FsStore::open(&dir.str("plain"), false, create).expect_err("opened a file");
+        assert!(e.message().contains("plain"), "{e}");
+    }
+    assert_eq!(fs::read(dir.join("plain")).unwrap(), b"not a folder");
+}
+
+#[test]
+fn fs_open_file_uri() {
+    let dir = TempDir::new("uri");
+    fs::create_dir_all(dir.join("my data")).unwrap();
+    fs::write(dir.join("my data/k"), b"v").unwrap();
+    let encoded = dir.str("my data").replace('%', "%25").replace(' ', "%20");
+    let uri = if encoded.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        format!("file:///{encoded}")
+    };
+    let store = FsStore::open(&uri, true, false).unwrap();
+    assert_eq!(get(&store, "k").unwrap(), b"v");
+    assert_eq!(
+        store.describe(),
+        format!("local store at {}", dir.join("my data").display())
+    );
+    assert_eq!(store.root(), dir.join("my data"));
+    if cfg!(unix) {
+        let localhost = format!("FILE://localhost{encoded}");
+        assert_eq!(
+            get(&FsStore::open(&localhost, true, false).unwrap(), "k").unwrap(),
+            b"v"
+        );
+        assert_kind(
+            FsStore::open("file://elsewhere/data", true, false),
+            "unsupported",
+            "remote host",
+        );
+        for bad in [
+            "file:///bad%zzpath",
+            "file:///bad%+1",
+            "file:///bad%2",
+            "file:relative",
+        ] {
+            assert_kind(FsStore::open(bad, true, false), "invalid_key", bad);
+        }
+        // The minimal form "file:/path" of RFC 8089.
+        let minimal = format!("file:{encoded}");
+        assert_eq!(
+            get(&FsStore::open(&minimal, true, false).unwrap(), "k").unwrap(),
+            b"v"
+        );
+        let missing = format!("file://{}", dir.str("gone").replace(' ', "%20"));
+        assert_kind(
+            FsStore::open(&missing, true, false),
+            "not_found",
+            "missing uri",
+        );
+    }
+    assert_kind(FsStore::open("", true, false), "invalid_key", "empty root");
+}
+
+#[test]
+fn fs_keys_are_paths_below_the_root() {
+    let dir = TempDir::new("layout");
+    let store = open_rw(&dir, "store");
+    set(&store, "foo/bar", b"bytes");
+    assert_eq!(
+        fs::read(dir.join("store").join("foo").join("bar")).unwrap(),
+        b"bytes"
+    );
+    // Files made by other tools are keys too (the reverse translation).
+    fs::create_dir_all(dir.join("store/x/y")).unwrap();
+    fs::write(dir.join("store/x/y/z"), b"external").unwrap();
+    fs::create_dir_all(dir.join("store/empty/folder")).unwrap();
+    assert_eq!(store.list().unwrap(), strings(&["foo/bar", "x/y/z"]));
+    assert_eq!(get(&store, "x/y/z").unwrap(), b"external");
+    // An empty folder is a prefix in list_dir, though it holds no keys.
+    assert_eq!(
+        store.list_dir("").unwrap(),
+        listing(&[], &["empty/", "foo/", "x/"])
+    );
+    assert_eq!(store.list_prefix("empty/").unwrap(), Vec::<String>::new());
+    // erase removes folders it leaves empty, so listings match the keys.
+    store.erase("foo/bar").unwrap();
+    assert!(!dir.join("store/foo").exists());
+    assert!(dir.join("store").is_dir());
+    store.erase_prefix("x/").unwrap();
+    assert!(!dir.join("store/x").exists());
+    store.erase_prefix("").unwrap();
+    assert!(dir.join("store").is_dir());
+    assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
+}
+
+#[test]
+fn fs_set_conflicting_with_a_folder_or_file_fails_cleanly() {
+    let dir = TempDir::new("conflict");
+    let store = open_rw(&dir, "store");
+    set(&store, "d/x", b"x");
+    assert_kind(store.set("d", b"over a folder"), "io", "set over a folder");
+    set(&store, "f", b"file");
+    assert_kind(store.set("f/x", b"below a file"), "io", "set below a file");
+    assert_eq!(get(&store, "d/x").unwrap(), b"x");
+    assert_eq!(get(&store, "f").unwrap(), b"file");
+    assert_eq!(
+        files_below(&dir.join("store")),
+        strings(&["d/x", "f"]),
+        "temporary file left behind"
+    );
+}
+
+#[test]
+fn fs_listings_skip_temporary_files() {
+    let dir = TempDir::new("tmpfiles");
+    let store = open_rw(&dir, "store");
+    set(&store, "a/b", b"1");
+    fs::write(dir.join("store/.tmp-zarr-999-0"), b"partial").unwrap();
+    fs::write(dir.join("store/a/.tmp-zarr-999-1"), b"partial").unwrap();
+    assert_eq!(store.list().unwrap(), strings(&["a/b"]));
+    assert_eq!(store.list_dir("a/").unwrap(), listing(&["a/b"], &[]));
+    assert_eq!(store.list_dir("").unwrap(), listing(&[], &["a/"]));
+    // The names are reserved, so no key can collide with a temporary file.
+    assert_kind(
+        store.set(".tmp-zarr-1", b"x"),
+        "invalid_key",
+        "set temp name",
+    );
+    assert_kind(
+        store.get("a/.tmp-zarr-999-1", ByteRange::All),
+        "invalid_key",
+        "get temp name",
+    );
+    // Other dot files are ordinary keys (Zarr v2 metadata).
+    set(&store, ".zgroup", b"{}");
+    assert_eq!(store.list().unwrap(), strings(&[".zgroup", "a/b"]));
+}
+
+#[test]
+fn fs_concurrent_sets_of_one_key_leave_a_whole_value_and_no_temp_files() {
+    let dir = TempDir::new("concurrent");
+    let store = open_rw(&dir, "store");
+    let values: Vec<Vec<u8>> = (0..8u8)
+        .map(|t| vec![t; 200_000 + 1000 * t as usize])
+        .collect();
+    std::thread::scope(|s| {
+        for value in &values {
+            let store = &store;
+            s.spawn(move || {
+                for _ in 0..20 {
+                    store.set("c/0/0", value).unwrap();
+                }
+            });
+        }
+    });
+    let got = get(&store, "c/0/0").unwrap();
+    assert!(
+        values.contains(&got),
+        "the value is not one writer's whole value"
+    );
+    assert_eq!(files_below(&dir.join("store")), strings(&["c/0/0"]));
+}
+
+#[test]
+fn fs_keys_cannot_escape_the_root() {
+    let dir = TempDir::new("escape");
+    fs::write(dir.join("secret"), b"outside").unwrap();
+    let store = open_rw(&dir, "store");
+    set(&store, "a/b", b"inside");
+    let absolute = dir.str("secret");
+    for key in [
+        "../secret",
+        "a/../../secret",
+        "a/b/../../../secret",
+        absolute.as_str(),
+        "..\\secret",
+    ] {
+        assert_kind(store.get(key, ByteRange::All), "invalid_key", key);
+        assert_kind(store.get(key, ByteRange::Suffix(3)), "invalid_key", key);
+        assert_kind(store.exists(key), "invalid_key", key);
+        assert_kind(store.size(key), "invalid_key", key);
+        assert_kind(store.set(key, b"overwritten"), "invalid_key", key);
+        assert_kind(store.erase(key), "invalid_key", key);
+    }
+    for prefix in ["../", "a/../../", "../store/"] {
+        assert_kind(store.list_prefix(prefix), "invalid_key", prefix);
+        assert_kind(store.list_dir(prefix), "invalid_key", prefix);
+        assert_kind(store.erase_prefix(prefix), "invalid_key", prefix);
+    }
+    assert_eq!(fs::read(dir.join("secret")).unwrap(), b"outside");
+    assert_eq!(files_below(dir.path()), strings(&["secret", "store/a/b"]));
+}
+
+#[cfg(unix)]
+#[test]
+fn fs_ranged_get_reads_only_the_range() {
+    let dir = TempDir::new("sparse");
+    let store = open_rw(&dir, "store");
+    // A sparse 4 GiB file: reading it whole would take seconds and gigabytes.
+    let len: u64 = 1 << 32;
+    let file = fs::File::create(dir.join("store/big")).unwrap();
+    if file.set_len(len).is_err() {
+        return; // a file system without large files; nothing to show here
+    }
+    drop(file);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("store/big"))
+        .unwrap();
+    use std::io::{Seek, SeekFrom, Write};
+    f.seek(SeekFrom::Start(len - 4)).unwrap();
+    f.write_all(b"tail").unwrap();
+    drop(f);
+    assert_eq!(
+        store.get("big", ByteRange::Suffix(4)).unwrap().unwrap(),
+        b"tail"
+    );
+    assert_eq!(
+        store.get("big", ByteRange::From(len - 2)).unwrap().unwrap(),
+        b"il"
+    );
+    assert_eq!(
+        store
+            .get(
+                "big",
+                ByteRange::Range {
+                    offset: len - 8,
+                    length: 5
+                }
+            )
+            .unwrap()
+            .unwrap(),
+        b"\0\0\0\0t"
+    );
+    assert_eq!(store.size("big").unwrap(), Some(len));
+    assert!(store.get("big", ByteRange::From(len + 1)).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn fs_symlinked_files_are_keys_and_symlinked_folders_are_not_followed() {
+    let dir = TempDir::new("links");
+    let store = open_rw(&dir, "store");
+    fs::create_dir_all(dir.join("outside")).unwrap();
+    fs::write(dir.join("outside/file"), b"linked").unwrap();
+    std::os::unix::fs::symlink(dir.join("outside/file"), dir.join("store/link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("outside"), dir.join("store/folder")).unwrap();
+    assert_eq!(get(&store, "link").unwrap(), b"linked");
+    assert_eq!(store.list().unwrap(), strings(&["link"]));
+    // Erasing everything unlinks; it does not empty the linked folder.
+    store.erase_prefix("").unwrap();
+    assert_eq!(fs::read(dir.join("outside/file")).unwrap(), b"linked");
+    assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
+}
 
 fn open_with(dir: &TempDir, rel: &str, options: FsWriteOptions) -> FsStore {
     FsStore::open_with(&dir.str(rel), false, true, options).unwrap()

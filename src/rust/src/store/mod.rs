@@ -146,6 +146,11 @@ pub type PinnedRead<'s> = (Vec<u8>, Box<dyn Pinned + 's>);
 pub trait Pinned: Send + Sync {
     /// `range` of the pinned value.
     fn get(&self, range: ByteRange) -> Result<Vec<u8>>;
+    /// Several ranges of the pinned value, results in their order. Stores
+    /// with latency override it to ask for them concurrently.
+    fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
+        ranges.iter().map(|r| self.get(*r)).collect()
+    }
 }
 
 /// The default `Pinned`: whatever version the store holds at each read.
@@ -154,11 +159,28 @@ struct Latest<'s, S: Store + ?Sized> {
     key: String,
 }
 
-impl<S: Store + ?Sized> Pinned for Latest<'_, S> {
-    fn get(&self, range: ByteRange) -> Result<Vec<u8>> {
-        self.store.get(&self.key, range)?.ok_or_else(|| {
+impl<S: Store + ?Sized> Latest<'_, S> {
+    fn found(&self, got: Result<Option<Vec<u8>>>) -> Result<Vec<u8>> {
+        got?.ok_or_else(|| {
             ZarrError::CorruptChunk(format!("'{}' disappeared while it was read", self.key))
         })
+    }
+}
+
+impl<S: Store + ?Sized> Pinned for Latest<'_, S> {
+    fn get(&self, range: ByteRange) -> Result<Vec<u8>> {
+        self.found(self.store.get(&self.key, range))
+    }
+
+    /// The store's own batches, concurrent where the store has latency.
+    fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
+        let requests: Vec<(String, ByteRange)> =
+            ranges.iter().map(|r| (self.key.clone(), *r)).collect();
+        self.store
+            .get_many(&requests)
+            .into_iter()
+            .map(|got| self.found(got))
+            .collect()
     }
 }
 

@@ -1,8 +1,10 @@
 //! A small HTTP/1.1 server on 127.0.0.1 for the tests of the HTTP and
 //! reference stores. It keeps connections open, answers Range requests
 //! (or ignores them), and can refuse HEAD, answer with HTML, hang or be
-//! slow, so each client path can be driven without a network. It stops
-//! with the test process.
+//! slow, so each client path can be driven without a network. Each file
+//! has a strong ETag of its version and If-Match is honoured, and a file
+//! can be replaced while a client reads (`Server::replace_after`). It
+//! stops with the test process.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -30,6 +32,8 @@ pub struct Stats {
     pub paths: Vec<String>,
     /// ... and its Range header.
     pub ranges: Vec<Option<String>>,
+    /// Requests refused with 412 because their If-Match named an old version.
+    pub precondition_failed: usize,
 }
 
 impl Stats {
@@ -47,6 +51,32 @@ pub struct Server {
     /// "http://127.0.0.1:port" followed by the root the files are under.
     pub url: String,
     pub stats: Arc<Mutex<Stats>>,
+    root: String,
+    swaps: Arc<Mutex<Vec<Swap>>>,
+}
+
+/// A file's bytes and its version, the ETag.
+type Files = Mutex<HashMap<String, (Vec<u8>, u64)>>;
+
+/// A replacement of a file's bytes, made once `after` requests for it have
+/// been answered.
+struct Swap {
+    path: String,
+    after: usize,
+    value: Vec<u8>,
+}
+
+impl Server {
+    /// Give `key` the bytes `value` (and a new ETag) right after its
+    /// `after`-th request has been answered: a writer replacing a shard
+    /// between a reader's requests.
+    pub fn replace_after(&self, key: &str, after: usize, value: Vec<u8>) {
+        self.swaps.lock().unwrap().push(Swap {
+            path: format!("{}/{key}", self.root),
+            after,
+            value,
+        });
+    }
 }
 
 /// Serve `files` (paths relative to `root`, e.g. "/data") as `mode` says.
@@ -54,32 +84,53 @@ pub struct Server {
 pub fn serve(root: &str, files: &[(&str, Vec<u8>)], mode: Mode) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}{root}", listener.local_addr().unwrap());
-    let files: Arc<HashMap<String, Vec<u8>>> = Arc::new(
+    let files: Arc<Files> = Arc::new(Mutex::new(
         files
             .iter()
-            .map(|(k, v)| (format!("{root}/{k}"), v.clone()))
+            .map(|(k, v)| (format!("{root}/{k}"), (v.clone(), 1)))
             .collect(),
-    );
+    ));
     let stats = Arc::new(Mutex::new(Stats::default()));
-    let st = Arc::clone(&stats);
+    let swaps = Arc::new(Mutex::new(Vec::new()));
+    let (st, sw) = (Arc::clone(&stats), Arc::clone(&swaps));
     std::thread::spawn(move || {
         for conn in listener.incoming() {
             let Ok(conn) = conn else { continue };
             st.lock().unwrap().connections += 1;
-            let (files, st) = (Arc::clone(&files), Arc::clone(&st));
+            let (files, st, sw) = (Arc::clone(&files), Arc::clone(&st), Arc::clone(&sw));
             std::thread::spawn(move || {
-                let _ = handle(conn, &files, mode, &st);
+                let _ = handle(conn, &files, mode, &st, &sw);
             });
         }
     });
-    Server { url, stats }
+    Server {
+        url,
+        stats,
+        root: root.to_string(),
+        swaps,
+    }
+}
+
+/// Make the replacements due now that `path` has had `answered` requests.
+fn apply_swaps(files: &Files, swaps: &Mutex<Vec<Swap>>, path: &str, answered: usize) {
+    let mut swaps = swaps.lock().unwrap();
+    let mut files = files.lock().unwrap();
+    swaps.retain(|s| {
+        if s.path != path || s.after > answered {
+            return true;
+        }
+        let version = files.get(path).map_or(0, |f| f.1) + 1;
+        files.insert(s.path.clone(), (s.value.clone(), version));
+        false
+    });
 }
 
 fn handle(
     conn: TcpStream,
-    files: &HashMap<String, Vec<u8>>,
+    files: &Files,
     mode: Mode,
     stats: &Mutex<Stats>,
+    swaps: &Mutex<Vec<Swap>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut conn = conn;
@@ -89,6 +140,7 @@ fn handle(
             return Ok(());
         }
         let mut range = None;
+        let mut if_match = None;
         loop {
             let mut h = String::new();
             reader.read_line(&mut h)?;
@@ -99,6 +151,8 @@ fn handle(
             if let Some((name, value)) = h.split_once(':') {
                 if name.eq_ignore_ascii_case("range") {
                     range = Some(value.trim().to_string());
+                } else if name.eq_ignore_ascii_case("if-match") {
+                    if_match = Some(value.trim().to_string());
                 }
             }
         }
@@ -121,8 +175,32 @@ fn handle(
             std::thread::sleep(Duration::from_millis(mode.delay_ms));
         }
         let head = method == "HEAD";
-        let (status, headers, body) = respond(files, mode, &path, head, range.as_deref());
-        stats.lock().unwrap().in_flight -= 1;
+        let file_path = url_decode(path.split('?').next().unwrap_or(""));
+        let (status, headers, body) = {
+            let files = files.lock().unwrap();
+            let file = files.get(&file_path);
+            let etag = file.map(|f| format!("\"v{}\"", f.1));
+            match (&if_match, &etag) {
+                (Some(want), Some(have)) if want != have => {
+                    stats.lock().unwrap().precondition_failed += 1;
+                    ("412 Precondition Failed", vec![], vec![])
+                }
+                _ => {
+                    let (status, mut headers, body) =
+                        respond(file.map(|f| &f.0), mode, &path, head, range.as_deref());
+                    if let (Some(etag), false) = (etag, mode.html) {
+                        headers.push(("ETag".to_string(), etag));
+                    }
+                    (status, headers, body)
+                }
+            }
+        };
+        let answered = {
+            let mut s = stats.lock().unwrap();
+            s.in_flight -= 1;
+            s.paths.iter().filter(|p| **p == path).count()
+        };
+        apply_swaps(files, swaps, &file_path, answered);
         let mut out = format!("HTTP/1.1 {status}\r\n");
         let mut has_length = false;
         for (k, v) in &headers {
@@ -161,7 +239,7 @@ type Reply = (&'static str, Vec<(String, String)>, Vec<u8>);
 
 /// Paths with a "forbidden" or "broken" folder get 403 or 500.
 fn respond(
-    files: &HashMap<String, Vec<u8>>,
+    file: Option<&Vec<u8>>,
     mode: Mode,
     path: &str,
     head: bool,
@@ -181,9 +259,7 @@ fn respond(
         let h = vec![("Content-Type".to_string(), "text/html".to_string())];
         return ("200 OK", h, page);
     }
-    let path = path.split('?').next().unwrap_or("");
-    let path = url_decode(path);
-    let Some(data) = files.get(&path) else {
+    let Some(data) = file else {
         return ("404 Not Found", vec![], b"not found".to_vec());
     };
     let len = data.len() as u64;

@@ -227,3 +227,79 @@ fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
     assert!(store.get_pinned("a/c/9", ByteRange::All).unwrap().is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The stored keys of a sharded int32 array "s" of shape 8 x 12 (shards
+/// 4 x 6, inner chunks 2 x 3) holding `first + i` at element i.
+fn sharded_files(first: i32) -> Vec<(String, Vec<u8>)> {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+    let a = Array::create(
+        store.clone(),
+        "s",
+        meta(doc("int32", &[8, 12], &[4, 6], json!(-1), sharded("end"))),
+    )
+    .unwrap();
+    let data: Vec<i32> = (0..96).map(|i| first + i).collect();
+    a.write(&Selection::all(&[8, 12]), &RBuf::Integer(&data), opts(2))
+        .unwrap();
+    stored(&store, "")
+}
+
+/// Inner chunk (0, 0) of shard (0, 0) read over HTTP from `server`.
+fn read_inner_over_http(server: &crate::store::test_server::Server) -> Result<Vec<i32>> {
+    let store: Arc<dyn Store> = Arc::new(crate::store::HttpStore::open(&server.url).unwrap());
+    let a = Array::open(store, "s")?;
+    let mut out = vec![0i32; 6];
+    a.read(
+        &range_sel(&[(0, 2), (0, 3)]),
+        &mut RBufMut::Integer(&mut out),
+        opts(2),
+    )?;
+    Ok(out)
+}
+
+#[test]
+fn a_shard_replaced_between_index_and_inner_chunk_over_http_is_read_again() {
+    use crate::store::test_server::{serve, Mode};
+    let old = sharded_files(0);
+    let new = sharded_files(1000);
+    let files: Vec<(&str, Vec<u8>)> = old.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let server = serve("/d", &files, Mode::default());
+    let shard =
+        |files: &[(String, Vec<u8>)]| files.iter().find(|f| f.0 == "s/c/0/0").unwrap().1.clone();
+    // A writer replaces the shard right after the reader fetched its index.
+    server.replace_after("s/c/0/0", 1, shard(&new));
+    let got = read_inner_over_http(&server).unwrap();
+    // Elements (0..2, 0..3), column-major, of the new version only.
+    assert_eq!(got, vec![1000, 1001, 1008, 1009, 1016, 1017]);
+    let s = server.stats.lock().unwrap();
+    assert_eq!(s.precondition_failed, 1);
+    let shard_requests: Vec<_> = s
+        .log()
+        .into_iter()
+        .filter(|(p, _)| p == "/d/s/c/0/0")
+        .collect();
+    // index, its inner chunk refused (If-Match), index again, inner chunk
+    assert_eq!(shard_requests.len(), 4, "{shard_requests:?}");
+}
+
+#[test]
+fn a_shard_that_keeps_changing_over_http_is_a_conflict_error() {
+    use crate::store::test_server::{serve, Mode};
+    let old = sharded_files(0);
+    let files: Vec<(&str, Vec<u8>)> = old.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let server = serve("/d", &files, Mode::default());
+    // A new version after each index request of every attempt.
+    for (n, first) in [(1, 1000), (3, 2000), (5, 3000)] {
+        let v = sharded_files(first);
+        let shard = v.iter().find(|f| f.0 == "s/c/0/0").unwrap().1.clone();
+        server.replace_after("s/c/0/0", n, shard);
+    }
+    let e = read_inner_over_http(&server).unwrap_err();
+    assert_eq!(e.kind(), "conflict", "{e}");
+    assert!(
+        e.message().contains("changed while it was read, 3 times"),
+        "{e}"
+    );
+    assert!(e.message().contains("s/c/0/0"), "{e}");
+    assert_eq!(server.stats.lock().unwrap().precondition_failed, 3);
+}

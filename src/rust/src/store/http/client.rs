@@ -1,0 +1,254 @@
+//! The HTTP client of the HTTP store: reqwest over hyper, with rustls and
+//! ring for https and the platform's root certificates, the stack the
+//! object stores use, so the package links one HTTP/TLS implementation.
+//!
+//! reqwest is async. Each store drives a current-thread tokio runtime
+//! from the thread that reads: a batch of requests is one future with many
+//! requests in flight on that one thread, so fetching adds no threads to
+//! the engine's pool (which `zarr_num_threads()`, `_R_CHECK_LIMIT_CORES_`
+//! and `OMP_THREAD_LIMIT` size) beyond at most two short-lived ones for
+//! host name lookups. The runtime and the connections are made on the
+//! first request, and again in a process forked after it (their sockets
+//! and poll registrations belong to the parent).
+
+use super::HttpOptions;
+use crate::error::{Result, ZarrError};
+use std::future::Future;
+use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
+
+/// What a request was for, to word messages.
+#[derive(Clone, Copy)]
+pub(super) enum Method {
+    Get,
+    Head,
+}
+
+impl Method {
+    fn verb(self) -> &'static str {
+        match self {
+            Method::Get => "read",
+            Method::Head => "look up",
+        }
+    }
+}
+
+pub(super) struct Client {
+    options: HttpOptions,
+    /// The process the runtime was made in, and the runtime with its client.
+    io: Mutex<Option<(u32, Arc<Io>)>>,
+}
+
+struct Io {
+    runtime: tokio::runtime::Runtime,
+    http: reqwest::Client,
+}
+
+/// rustls needs one crypto provider per process: ring, which the object
+/// stores' request signing links as well.
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Another part of the process may have installed one first; any
+        // provider serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl Client {
+    pub fn new(options: HttpOptions) -> Client {
+        Client {
+            options,
+            io: Mutex::new(None),
+        }
+    }
+
+    pub fn options(&self) -> &HttpOptions {
+        &self.options
+    }
+
+    fn io(&self) -> Result<Arc<Io>> {
+        let pid = std::process::id();
+        let mut slot = self.io.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.take() {
+            Some((made_in, io)) if made_in == pid => {
+                *slot = Some((made_in, Arc::clone(&io)));
+                return Ok(io);
+            }
+            // Dropping the parent's runtime here would deregister its
+            // sockets from a poll instance the parent still uses.
+            Some((_, io)) => std::mem::forget(io),
+            None => {}
+        }
+        let fail = |e: String| ZarrError::Io(format!("cannot start the HTTP client: {e}"));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .max_blocking_threads(2)
+            .thread_name("zarr-http")
+            .build()
+            .map_err(|e| fail(e.to_string()))?;
+        install_crypto_provider();
+        let o = &self.options;
+        let http = {
+            let _inside = runtime.enter();
+            reqwest::Client::builder()
+                .connect_timeout(o.connect_timeout)
+                .read_timeout(o.read_timeout)
+                .pool_max_idle_per_host(o.max_concurrency)
+                .redirect(reqwest::redirect::Policy::limited(10))
+                .user_agent(format!("zarr-r/{}", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| fail(error_chain(&e)))?
+        };
+        let io = Arc::new(Io { runtime, http });
+        *slot = Some((pid, Arc::clone(&io)));
+        Ok(io)
+    }
+
+    /// Run the future `f` makes with the client, on the calling thread.
+    pub fn run<T, F>(&self, f: impl FnOnce(reqwest::Client) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T>>,
+    {
+        let io = self.io()?;
+        io.runtime.block_on(f(io.http.clone()))
+    }
+
+    /// Send a request for `key` (`url` as shown, `full` as sent: with the
+    /// query) with `headers`; a failure to get a response names both.
+    pub async fn send(
+        &self,
+        http: &reqwest::Client,
+        method: Method,
+        key: &str,
+        (url, full): (&str, &str),
+        headers: &[(&str, &str)],
+    ) -> Result<reqwest::Response> {
+        let mut req = match method {
+            Method::Get => http.get(full),
+            Method::Head => http.head(full),
+        };
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.send()
+            .await
+            .map_err(|e| self.transport_error(method, key, url, &e))
+    }
+
+    /// The whole body of `resp`. Its size comes from the server, so memory
+    /// is asked for as the bytes arrive and a refusal is an error.
+    pub async fn body(
+        &self,
+        key: &str,
+        url: &str,
+        resp: &mut reqwest::Response,
+    ) -> Result<Vec<u8>> {
+        let mut out: Vec<u8> = Vec::new();
+        // Content-Length only sizes the first allocation, and is capped:
+        // a server may claim anything.
+        let hint = resp.content_length().unwrap_or(0).min(1 << 30) as usize;
+        let _ = out.try_reserve_exact(hint);
+        while let Some(piece) = resp
+            .chunk()
+            .await
+            .map_err(|e| self.transport_error(Method::Get, key, url, &e))?
+        {
+            out.try_reserve(piece.len()).map_err(|_| {
+                ZarrError::Memory(format!(
+                    "cannot read '{key}' at {url}: no memory for {} more bytes after {}",
+                    piece.len(),
+                    out.len()
+                ))
+            })?;
+            out.extend_from_slice(&piece);
+        }
+        Ok(out)
+    }
+
+    /// Read and drop a small error body so the connection can be reused; a
+    /// large one is left unread (the connection is then closed).
+    pub async fn discard(resp: &mut reqwest::Response) {
+        let mut left: usize = 64 * 1024;
+        while let Ok(Some(piece)) = resp.chunk().await {
+            match left.checked_sub(piece.len()) {
+                Some(l) => left = l,
+                None => return,
+            }
+        }
+    }
+
+    fn transport_error(
+        &self,
+        method: Method,
+        key: &str,
+        url: &str,
+        e: &reqwest::Error,
+    ) -> ZarrError {
+        let secs = |d: Duration| d.as_secs_f64();
+        let why = if e.is_timeout() {
+            let limit = if e.is_connect() {
+                self.options.connect_timeout
+            } else {
+                self.options.read_timeout
+            };
+            format!("timed out after {} s", secs(limit))
+        } else {
+            error_chain(e)
+        };
+        ZarrError::Io(format!("cannot {} '{key}' at {url}: {why}", method.verb()))
+    }
+
+    pub fn status_error(
+        &self,
+        method: Method,
+        key: &str,
+        url: &str,
+        status: reqwest::StatusCode,
+    ) -> ZarrError {
+        let reason = status.canonical_reason().unwrap_or("");
+        let status = format!("{} {reason}", status.as_u16());
+        let status = status.trim_end();
+        let what = method.verb();
+        if status.starts_with("403") {
+            ZarrError::Io(format!("cannot {what} '{key}': {status} from {url}"))
+        } else {
+            ZarrError::Io(format!(
+                "cannot {what} '{key}': HTTP status {status} from {url}"
+            ))
+        }
+    }
+}
+
+/// The causes of a reqwest error, outermost first, without the URL it
+/// names (which may carry a token in its query).
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    if parts.is_empty() {
+        // reqwest's own text names the URL: say the kind instead.
+        let kind = if e.is_redirect() {
+            "too many redirects"
+        } else if e.is_connect() {
+            "cannot connect"
+        } else if e.is_builder() {
+            "not a valid request"
+        } else {
+            "the request failed"
+        };
+        parts.push(kind.to_string());
+    }
+    parts.join(": ")
+}
+
+/// A response header as text, if it is text.
+pub(super) fn header<'a>(resp: &'a reqwest::Response, name: &str) -> Option<&'a str> {
+    resp.headers().get(name).and_then(|v| v.to_str().ok())
+}
