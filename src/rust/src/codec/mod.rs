@@ -56,8 +56,12 @@ pub struct CodecSpec {
     pub v2_id: Option<&'static str>,
     pub mode: Mode,
     pub schema: &'static [(&'static str, &'static str)],
-    pub defaults: Option<fn(DataType, usize) -> Map<String, Value>>,
+    pub defaults: Option<DefaultConfig>,
 }
+
+/// A codec's default configuration for an array's data type and number of
+/// dimensions.
+pub type DefaultConfig = fn(DataType, usize) -> Map<String, Value>;
 
 /// Every codec the engine reads and writes, in chain order.
 pub const REGISTRY: [&CodecSpec; 14] = [
