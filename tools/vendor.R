@@ -67,13 +67,15 @@ keep_always <- "^(Cargo\\.toml|LICEN[CS]E[^/]*|COPYING[^/]*|NOTICE[^/]*|AUTHORS[
 # them) and has no Windows builds here but x86_64; libz-sys builds zlib-ng
 # only with a feature this crate does not enable; parquet's modules behind
 # features this crate does not enable are never read by rustc (a module
-# that cfg removes is not loaded).
+# that cfg removes is not loaded); tracing ships the tests of its macros.
 parquet_features <- features_of("parquet")
 if (!"snap" %in% parquet_features) stop("parquet's features not found in cargo metadata")
 drop_pattern <- function(name) {
   common <- "^(tests|benches|examples|test-data|testdata|fuzz)/"
   extra <- switch(name,
     ring = "^pregenerated/.*(-win32n\\.(asm|o)|-win64\\.S|-nasm\\.asm)$|^crypto/.*\\.pl$",
+    # tracing's own macro tests (9 MB), a folder of the crate no build reads.
+    tracing = "^test-macros/",
     `libz-sys` = "^src/zlib-ng/",
     parquet = paste(c("^src/bin/",
                       if (!"arrow" %in% parquet_features) "^src/arrow/",
