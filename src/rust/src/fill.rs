@@ -192,17 +192,18 @@ fn float_bits(bytes: &[u8], f: Float) -> u64 {
     }
 }
 
-/// An integer fill value, exactly. Besides JSON integers this accepts a
-/// string of decimal digits: R's JSON tools cannot hold every 64-bit value
-/// as a number, so the R side passes those as text.
-fn int_of(json: &Value) -> Option<i128> {
+/// An integer fill value, exactly. Besides JSON integers, 64-bit types
+/// (`text_ok`) accept a string of decimal digits: R's JSON tools cannot hold
+/// every 64-bit value as a number, so the R side passes those as text. A
+/// narrower type has no such excuse, and a string there is a wrong type.
+fn int_of(json: &Value, text_ok: bool) -> Option<i128> {
     if let Some(i) = json.as_i64() {
         return Some(i as i128);
     }
     if let Some(u) = json.as_u64() {
         return Some(u as i128);
     }
-    let s = json.as_str()?;
+    let s = json.as_str().filter(|_| text_ok)?;
     let digits = s.strip_prefix('-').unwrap_or(s);
     if digits.is_empty() || digits.len() > 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -217,7 +218,7 @@ impl FillValue {
         // uint64 values beyond 2^53 would silently change.
         macro_rules! signed {
             ($t:ty) => {{
-                let v = int_of(json)
+                let v = int_of(json, std::mem::size_of::<$t>() == 8)
                     .and_then(|i| <$t>::try_from(i).ok())
                     .ok_or_else(|| {
                         bad(
@@ -231,7 +232,7 @@ impl FillValue {
         }
         macro_rules! unsigned {
             ($t:ty) => {{
-                let v = int_of(json)
+                let v = int_of(json, std::mem::size_of::<$t>() == 8)
                     .and_then(|i| <$t>::try_from(i).ok())
                     .ok_or_else(|| {
                         bad(dtype, json, &format!("an integer in [0, {}]", <$t>::MAX))
@@ -421,6 +422,25 @@ mod tests {
         assert!(FillValue::parse(&json!("18446744073709551616"), DataType::UInt64).is_err());
         assert!(FillValue::parse(&json!("1.5"), DataType::Int32).is_err());
         assert!(FillValue::parse(&json!("NaN"), DataType::Int32).is_err());
+    }
+
+    #[test]
+    fn a_digit_string_is_the_wrong_type_below_64_bits() {
+        for d in [
+            DataType::Int8,
+            DataType::Int16,
+            DataType::Int32,
+            DataType::UInt8,
+            DataType::UInt16,
+            DataType::UInt32,
+        ] {
+            let e = FillValue::parse(&json!("3"), d).unwrap_err();
+            assert_eq!(e.kind(), "metadata");
+            assert!(e.message().contains("fill_value \"3\""), "{}", e.message());
+            assert_eq!(FillValue::parse(&json!(3), d).unwrap().bytes[0], 3);
+        }
+        let f = FillValue::parse(&json!("3"), DataType::Int64).unwrap();
+        assert_eq!(f.bytes, 3i64.to_ne_bytes());
     }
     use crate::dtype::ALL_DATA_TYPES;
     use serde_json::json;

@@ -62,14 +62,17 @@ fn rz_node_metadata(store: Robj, path: &str) -> Robj {
     guard(|| {
         let store = store_of(&store)?;
         let path = crate::engine::normalize_path(path)?;
-        Ok(match crate::metadata::read_node(store.as_ref(), &path)? {
-            None => ().into(),
-            Some(node) => {
-                let text = serde_json::to_vec(&crate::metadata::r_form(&node))?;
-                let (_, doc) = crate::metadata::canonical(&text, true)?;
-                serde_json::to_string(&doc).map_err(ZarrError::from)?.into()
-            }
-        })
+        Ok(
+            match crate::metadata::read_node_warning(store.as_ref(), &path)? {
+                None => ().into(),
+                Some((node, warning)) => {
+                    let text = serde_json::to_vec(&crate::metadata::r_form(&node))?;
+                    let (_, doc) = crate::metadata::canonical(&text, true)?;
+                    let out = serde_json::to_string(&doc).map_err(ZarrError::from)?.into();
+                    with_warnings_of(out, "metadata", warning.into_iter().collect())
+                }
+            },
+        )
     })
 }
 
@@ -80,6 +83,14 @@ fn rz_node_metadata(store: Robj, path: &str) -> Robj {
 fn rz_consolidated_v2(text: &str) -> Robj {
     guard(|| {
         let nodes = crate::metadata::v2_consolidated_nodes(text.as_bytes())?;
+        let warning = serde_json::from_str(text).ok().and_then(|doc| {
+            let unknown = crate::metadata::strict::unknown_members_zmetadata(&doc);
+            crate::metadata::strict::unknown_members_warning(
+                ".zmetadata",
+                text.as_bytes(),
+                &unknown,
+            )
+        });
         let mut paths = Vec::new();
         let mut docs = Vec::new();
         for (path, node) in &nodes {
@@ -88,7 +99,11 @@ fn rz_consolidated_v2(text: &str) -> Robj {
             paths.push(path.clone());
             docs.push(serde_json::to_string(&doc).map_err(ZarrError::from)?);
         }
-        named_strings(docs, paths)
+        Ok(with_warnings_of(
+            named_strings(docs, paths)?,
+            "metadata",
+            warning.into_iter().collect(),
+        ))
     })
 }
 
