@@ -21,9 +21,9 @@ zarr_abort <- function(kind, message, call = NULL) {
   stop(cond)
 }
 
-zarr_warn <- function(message) {
+zarr_warn <- function(message, kind = NULL) {
   cond <- structure(
-    class = c("zarr_warning", "warning", "condition"),
+    class = c(if (!is.null(kind)) paste0("zarr_warning_", kind), "zarr_warning", "warning", "condition"),
     list(message = message, call = NULL)
   )
   warning(cond)
@@ -37,8 +37,10 @@ zarr_call <- function(x) {
   }
   w <- attr(x, "zarr_warnings", exact = TRUE)
   if (!is.null(w)) {
+    kind <- attr(x, "zarr_warning_kind", exact = TRUE)
     attr(x, "zarr_warnings") <- NULL
-    for (m in w) zarr_warn(m)
+    attr(x, "zarr_warning_kind") <- NULL
+    for (m in w) zarr_warn(m, kind)
   }
   x
 }

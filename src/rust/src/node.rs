@@ -33,6 +33,9 @@ struct Docs {
     arrays: HashMap<String, String>,
     /// Consolidated metadata of the root, by node path; None without it.
     consolidated: Option<BTreeMap<String, Entry>>,
+    /// Warnings about documents read since R last took them (members of
+    /// known objects this reader does not know: see `metadata::strict`).
+    warnings: Vec<String>,
 }
 
 /// The cache of one store handle. Store reads happen outside the lock.
@@ -59,20 +62,29 @@ impl NodeDocs {
             }
         }
         let what = format!("node '/{path}'");
-        let Some((node, doc)) = read_r_form(store, path).map_err(|e| e.context(&what))? else {
+        let Some((node, doc, warning)) =
+            read_r_form(store, path).map_err(|e| e.context(&what))?
+        else {
             return Ok(None);
         };
+        self.lock().warnings.extend(warning);
         let text = serde_json::to_string(&doc)?;
         if path.is_empty() {
-            let consolidated = consolidated_entries(store, &node, &doc)?;
+            let (consolidated, warning) = consolidated_entries(store, &node, &doc)?;
             let mut d = self.lock();
             d.version = Some(node.zarr_format());
             d.consolidated = consolidated;
+            d.warnings.extend(warning);
         }
         if matches!(node, NodeMetadata::Array(_)) {
             self.lock().arrays.insert(path.to_string(), text.clone());
         }
         Ok(Some(text))
+    }
+
+    /// The warnings gathered by reads since the last call, for R to raise.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().warnings)
     }
 
     /// The paths of the nodes directly below `path` when the root has
@@ -168,26 +180,30 @@ fn parent_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(p, _)| p)
 }
 
+/// A node read from the store: its metadata, its canonical R-form
+/// document, and the warning its documents raise, if any.
+type ReadNode = (NodeMetadata, Value, Option<String>);
+
 /// The node at `path` and its canonical R-form document (64-bit fill values
 /// as text, as R's parser needs them).
-fn read_r_form(store: &dyn Store, path: &str) -> Result<Option<(NodeMetadata, Value)>> {
-    let Some(node) = metadata::read_node(store, path)? else {
+fn read_r_form(store: &dyn Store, path: &str) -> Result<Option<ReadNode>> {
+    let Some((node, warning)) = metadata::read_node_warning(store, path)? else {
         return Ok(None);
     };
     let text = serde_json::to_vec(&metadata::r_form(&node))?;
-    Ok(Some(metadata::canonical(&text, true)?))
+    let (node, doc) = metadata::canonical(&text, true)?;
+    Ok(Some((node, doc, warning)))
 }
+
+/// Consolidated entries by node path, and the warning of `.zmetadata`.
+type Consolidated = (Option<BTreeMap<String, Entry>>, Option<String>);
 
 /// The consolidated metadata of the root: in its zarr.json (v3) or in
 /// `.zmetadata` (v2). None when there is none.
-fn consolidated_entries(
-    store: &dyn Store,
-    root: &NodeMetadata,
-    doc: &Value,
-) -> Result<Option<BTreeMap<String, Entry>>> {
+fn consolidated_entries(store: &dyn Store, root: &NodeMetadata, doc: &Value) -> Result<Consolidated> {
     if root.zarr_format() != 2 {
         let Some(Value::Object(entries)) = doc.pointer("/consolidated_metadata/metadata") else {
-            return Ok(None);
+            return Ok((None, None));
         };
         let mut out = BTreeMap::new();
         for (path, entry) in entries {
@@ -197,11 +213,15 @@ fn consolidated_entries(
             };
             out.insert(path.clone(), Entry { doc, current: true });
         }
-        return Ok(Some(out));
+        return Ok((Some(out), None));
     }
     let Some(text) = store.get(".zmetadata", ByteRange::All)? else {
-        return Ok(None);
+        return Ok((None, None));
     };
+    let warning = serde_json::from_slice(&text).ok().and_then(|doc| {
+        let unknown = metadata::strict::unknown_members_zmetadata(&doc);
+        metadata::strict::unknown_members_warning(".zmetadata", &text, &unknown)
+    });
     let mut out = BTreeMap::new();
     for (path, node) in metadata::v2_consolidated_each(&text)? {
         if path.is_empty() {
@@ -214,7 +234,7 @@ fn consolidated_entries(
         });
         out.entry(path).or_insert(Entry { doc, current: true });
     }
-    Ok(Some(out))
+    Ok((Some(out), warning))
 }
 
 /// The error a consolidated stand-in (see `metadata::unreadable`) holds.

@@ -225,6 +225,27 @@ fn bytes_to_bytes(
     }))
 }
 
+/// The configuration members each codec of this crate reads, by the name
+/// its zarr.json entry has; None for a name that is no codec here. A member
+/// not listed is ignored by `from_json`, and `metadata::strict` tells the
+/// reader so.
+pub fn configuration_members(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "bytes" => &["endian"],
+        "transpose" => &["order"],
+        "sharding_indexed" => &["chunk_shape", "codecs", "index_codecs", "index_location"],
+        "vlen-utf8" | "crc32c" => &[],
+        fixed_string::NAME => &["dtype"],
+        "gzip" | "numcodecs.zlib" | "numcodecs.bz2" => &["level"],
+        "zstd" => &["level", "checksum"],
+        "blosc" => &["cname", "clevel", "shuffle", "typesize", "blocksize"],
+        "numcodecs.lz4" => &["acceleration"],
+        "numcodecs.shuffle" => &["elementsize"],
+        "numcodecs.delta" => &["dtype", "astype"],
+        _ => return None,
+    })
+}
+
 /// One bytes -> bytes codec from its zarr.json entry (for the R codec
 /// classes, which encode and decode a single step).
 pub fn bytes_codec_from_json(v: &Value, dtype: DataType) -> Result<Box<dyn BytesToBytes>> {

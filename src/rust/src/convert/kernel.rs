@@ -16,7 +16,7 @@ pub struct Span {
 }
 
 impl From<(usize, usize, usize)> for Span {
-    /// `(src, dst, len)`, as codec/sharding.rs still spells its spans.
+    /// `(src, dst, len)`, the short form the kernel's tests write.
     fn from((src, dst, len): (usize, usize, usize)) -> Span {
         Span { src, dst, len }
     }
@@ -407,30 +407,18 @@ unsafe fn copy_dim_outer<S: Copy + 'static, D: Copy + 'static>(
 }
 
 /// Copy elements of `size` bytes unchanged between strided buffers (see
-/// `strided_copy`). `spans` may also be `(src, dst, len)` triples, as
-/// codec/sharding.rs gives them: those become `Span`s once per call.
+/// `strided_copy`).
 ///
 /// # Safety
 /// As `strided_copy`.
-pub unsafe fn copy_elements<R: Copy + Into<Span> + 'static>(
+pub unsafe fn copy_elements(
     size: usize,
     src: *const u8,
     src_strides: &[usize],
     dst: *mut u8,
     dst_strides: &[usize],
-    spans: &[Vec<R>],
+    spans: &[Vec<Span>],
 ) {
-    let owned: Vec<Vec<Span>>;
-    let spans: &[Vec<Span>] = if std::any::TypeId::of::<R>() == std::any::TypeId::of::<Span>() {
-        // SAFETY: R is Span.
-        &*(spans as *const [Vec<R>] as *const [Vec<Span>])
-    } else {
-        owned = spans
-            .iter()
-            .map(|d| d.iter().map(|&r| r.into()).collect())
-            .collect();
-        &owned
-    };
     macro_rules! by {
         ($n:expr) => {
             strided_copy(

@@ -9,6 +9,7 @@ use crate::fill::FillValue;
 use serde_json::{json, Map, Value};
 
 pub mod numpy_types;
+pub mod strict;
 #[cfg(test)]
 mod test_util;
 pub mod v2;
@@ -249,6 +250,14 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
         .as_object_mut()
         .ok_or_else(|| ZarrError::Metadata("metadata must be a JSON object".into()))?;
     obj.insert("zarr_format".into(), 3.into());
+    // Other members of a v2 document are kept but mean nothing (v2 has no
+    // must_understand): they must not make the v3 parser refuse the node.
+    let v2_extra: Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| !v3::known_member(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    obj.retain(|k, _| v3::known_member(k));
     let null_fill = obj.get("fill_value").is_some_and(Value::is_null);
     if null_fill {
         // Any valid fill parses; the bytes are zero below.
@@ -264,12 +273,16 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
     match &mut node {
         NodeMetadata::Array(a) => {
             a.zarr_format = 2;
+            a.extra = v2_extra;
             if null_fill {
                 a.fill_value = FillValue::zero(a.data_type);
                 a.fill_marks_na = false;
             }
         }
-        NodeMetadata::Group(g) => g.zarr_format = 2,
+        NodeMetadata::Group(g) => {
+            g.zarr_format = 2;
+            g.extra = v2_extra;
+        }
     }
     Ok(node)
 }
@@ -334,6 +347,15 @@ pub fn documents(node: &NodeMetadata) -> Result<Vec<(&'static str, Vec<u8>)>> {
 /// zarr.json first, then .zarray or .zgroup with .zattrs. None if there is
 /// no node there.
 pub fn read_node(store: &dyn crate::store::Store, path: &str) -> Result<Option<NodeMetadata>> {
+    Ok(read_node_warning(store, path)?.map(|(node, _)| node))
+}
+
+/// `read_node`, with the warning for members of known objects that this
+/// reader does not know (see `strict`), once per document and session.
+pub fn read_node_warning(
+    store: &dyn crate::store::Store,
+    path: &str,
+) -> Result<Option<(NodeMetadata, Option<String>)>> {
     use crate::store::ByteRange;
     let key = |name: &str| {
         if path.is_empty() {
@@ -343,21 +365,32 @@ pub fn read_node(store: &dyn crate::store::Store, path: &str) -> Result<Option<N
         }
     };
     let get = |name: &str| store.get(&key(name), ByteRange::All);
+    // Only a document that parsed is looked at again: a broken one is
+    // refused with its own error.
+    let warning = |name: &str, bytes: &[u8], unknown: &dyn Fn(&Value) -> Vec<String>| {
+        let doc: Value = serde_json::from_slice(bytes).ok()?;
+        strict::unknown_members_warning(&key(name), bytes, &unknown(&doc))
+    };
     if let Some(b) = get("zarr.json")? {
-        return v3::parse(&b)
-            .map(Some)
-            .map_err(|e| e.context(&format!("'{}'", key("zarr.json"))));
+        let node = v3::parse(&b).map_err(|e| e.context(&format!("'{}'", key("zarr.json"))))?;
+        let w = warning("zarr.json", &b, &strict::unknown_members_v3);
+        return Ok(Some((node, w)));
     }
     if let Some(b) = get(v2::ZARRAY)? {
         let attrs = get(v2::ZATTRS)?;
-        return v2::parse_array(&b, attrs.as_deref())
-            .map(|a| Some(NodeMetadata::Array(a)))
-            .map_err(|e| e.context(&format!("'{}'", key(v2::ZARRAY))));
+        let a = v2::parse_array(&b, attrs.as_deref())
+            .map_err(|e| e.context(&format!("'{}'", key(v2::ZARRAY))))?;
+        let w = warning(v2::ZARRAY, &b, &|doc| {
+            let mut out = Vec::new();
+            strict::unknown_members_zarray(doc, "", &mut out);
+            out
+        });
+        return Ok(Some((NodeMetadata::Array(a), w)));
     }
     if let Some(b) = get(v2::ZGROUP)? {
         let attrs = get(v2::ZATTRS)?;
         return v2::parse_group(&b, attrs.as_deref())
-            .map(|g| Some(NodeMetadata::Group(g)))
+            .map(|g| Some((NodeMetadata::Group(g), None)))
             .map_err(|e| e.context(&format!("'{}'", key(v2::ZGROUP))));
     }
     Ok(None)

@@ -18,6 +18,11 @@ const ARRAY_MEMBERS: [&str; 8] = [
     "storage_transformers",
 ];
 
+/// Whether `member` is a member of zarr.json that this module reads.
+pub(crate) fn known_member(member: &str) -> bool {
+    NODE_MEMBERS.contains(&member) || ARRAY_MEMBERS.contains(&member)
+}
+
 fn require<'a>(obj: &'a Map<String, Value>, member: &str) -> Result<&'a Value> {
     obj.get(member)
         .ok_or_else(|| malformed(format!("missing required member '{member}'")))
@@ -57,7 +62,10 @@ fn extension<'a>(v: &'a Value, member: &str) -> Result<(&'a str, Option<&'a Map<
 fn attributes(obj: &Map<String, Value>) -> Result<Map<String, Value>> {
     match obj.get("attributes") {
         None => Ok(Map::new()),
-        Some(Value::Object(a)) => Ok(a.clone()),
+        Some(Value::Object(a)) => {
+            strict::refuse_nul(a, "zarr.json")?;
+            Ok(a.clone())
+        }
         Some(_) => Err(malformed("attributes must be an object")),
     }
 }

@@ -124,6 +124,18 @@ fn with_warnings(mut v: Robj, warnings: Vec<String>) -> Robj {
     v
 }
 
+/// `with_warnings` for warnings of one kind: R raises them with the class
+/// `zarr_warning_<kind>` as well as `zarr_warning`.
+fn with_warnings_of(v: Robj, kind: &str, warnings: Vec<String>) -> Robj {
+    if warnings.is_empty() {
+        return v;
+    }
+    let mut v = with_warnings(v, warnings);
+    v.set_attrib("zarr_warning_kind", kind)
+        .expect("setting an attribute on a new value");
+    v
+}
+
 fn handle_of(h: &Robj) -> Result<&StoreHandle> {
     let p: &ExternalPtr<StoreHandle> = h
         .try_into()

@@ -19,10 +19,11 @@ fn rz_node_document(h: Robj, path: &str) -> Robj {
         let h = handle_of(&h)?;
         let what = format!("node '/{}'", path.trim_matches('/'));
         let path = node_path(path).map_err(|e| e.context(&what))?;
-        Ok(match h.nodes.document(h.store.as_ref(), &path)? {
+        let out = match h.nodes.document(h.store.as_ref(), &path)? {
             Some(t) => t.into(),
             None => ().into(),
-        })
+        };
+        Ok(with_warnings_of(out, "metadata", h.nodes.take_warnings()))
     })
 }
 

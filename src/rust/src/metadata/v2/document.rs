@@ -5,7 +5,7 @@
 use super::*;
 use crate::codec::fixed_string::FixedString;
 
-pub(super) const ARRAY_MEMBERS: [&str; 9] = [
+pub(crate) const ARRAY_MEMBERS: [&str; 9] = [
     "zarr_format",
     "shape",
     "chunks",
@@ -283,7 +283,10 @@ pub(super) fn dimension_names(
 pub(super) fn attributes(zattrs: Option<&Value>) -> Result<Map<String, Value>> {
     match zattrs {
         None => Ok(Map::new()),
-        Some(Value::Object(o)) => Ok(o.clone()),
+        Some(Value::Object(o)) => {
+            super::strict::refuse_nul(o, ".zattrs")?;
+            Ok(o.clone())
+        }
         Some(v) => Err(malformed(format!(
             ".zattrs must hold a JSON object, got {v}"
         ))),

@@ -1,0 +1,570 @@
+//! Parquet reference folders (fsspec's lazy layout, written here with the
+//! parquet crate's writer): lazy reads, listings, v3 arrays, errors and
+//! row groups.
+
+use super::*;
+
+mod pq {
+    use super::*;
+    use ::parquet::basic::{Compression, ZstdLevel};
+    use ::parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
+    use ::parquet::file::properties::WriterProperties;
+    use ::parquet::file::writer::SerializedFileWriter;
+    use ::parquet::schema::parser::parse_message_type;
+
+    /// One row: path, offset, size, raw (all None: a missing key).
+    pub type Row<'a> = (Option<&'a str>, i64, i64, Option<&'a [u8]>);
+
+    const SCHEMA: &str = "message schema {
+        OPTIONAL BYTE_ARRAY path (UTF8);
+        REQUIRED INT64 offset;
+        REQUIRED INT64 size;
+        OPTIONAL BYTE_ARRAY raw;
+    }";
+
+    fn props(compression: Compression) -> Arc<WriterProperties> {
+        Arc::new(
+            WriterProperties::builder()
+                .set_compression(compression)
+                .set_dictionary_enabled(true)
+                .set_max_row_group_row_count(Some(3))
+                .build(),
+        )
+    }
+
+    fn bytes_col(vals: impl Iterator<Item = Option<Vec<u8>>>) -> (Vec<ByteArray>, Vec<i16>) {
+        let mut values = Vec::new();
+        let mut defs = Vec::new();
+        for v in vals {
+            match v {
+                Some(v) => {
+                    values.push(ByteArray::from(v));
+                    defs.push(1);
+                }
+                None => defs.push(0),
+            }
+        }
+        (values, defs)
+    }
+
+    /// Write `rows` to `path` in the layout of fsspec's LazyReferenceMapper
+    /// (row groups of 3 rows, so several are read).
+    pub fn write_refs(path: &Path, rows: &[Row], compression: Compression) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let schema = Arc::new(parse_message_type(SCHEMA).unwrap());
+        let file = std::fs::File::create(path).unwrap();
+        let mut w = SerializedFileWriter::new(file, schema, props(compression)).unwrap();
+        for chunk in rows.chunks(3) {
+            let mut rg = w.next_row_group().unwrap();
+            let mut i = 0;
+            while let Some(mut col) = rg.next_column().unwrap() {
+                match i {
+                    0 => {
+                        let (v, d) =
+                            bytes_col(chunk.iter().map(|r| r.0.map(|s| s.as_bytes().to_vec())));
+                        col.typed::<ByteArrayType>()
+                            .write_batch(&v, Some(&d), None)
+                            .unwrap();
+                    }
+                    1 | 2 => {
+                        let v: Vec<i64> = chunk
+                            .iter()
+                            .map(|r| if i == 1 { r.1 } else { r.2 })
+                            .collect();
+                        col.typed::<Int64Type>()
+                            .write_batch(&v, None, None)
+                            .unwrap();
+                    }
+                    _ => {
+                        let (v, d) = bytes_col(chunk.iter().map(|r| r.3.map(|b| b.to_vec())));
+                        col.typed::<ByteArrayType>()
+                            .write_batch(&v, Some(&d), None)
+                            .unwrap();
+                    }
+                }
+                col.close().unwrap();
+                i += 1;
+            }
+            rg.close().unwrap();
+        }
+        w.close().unwrap();
+    }
+
+    /// A file with other columns: name (string) and offset (int32).
+    pub fn write_wrong(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let schema = Arc::new(
+            parse_message_type(
+                "message schema { REQUIRED BYTE_ARRAY name (UTF8); REQUIRED INT32 offset; }",
+            )
+            .unwrap(),
+        );
+        let file = std::fs::File::create(path).unwrap();
+        let mut w = SerializedFileWriter::new(file, schema, props(Compression::SNAPPY)).unwrap();
+        let mut rg = w.next_row_group().unwrap();
+        let mut i = 0;
+        while let Some(mut col) = rg.next_column().unwrap() {
+            if i == 0 {
+                col.typed::<ByteArrayType>()
+                    .write_batch(&[ByteArray::from("x")], None, None)
+                    .unwrap();
+            } else {
+                col.typed::<Int32Type>()
+                    .write_batch(&[1], None, None)
+                    .unwrap();
+            }
+            col.close().unwrap();
+            i += 1;
+        }
+        rg.close().unwrap();
+        w.close().unwrap();
+    }
+
+    /// The other column types fsspec's readers accept: a required path
+    /// and 32-bit offsets and sizes, no raw column.
+    pub fn write_int32_refs(path: &Path, rows: &[(&str, i32, i32)]) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let schema = Arc::new(
+            parse_message_type(
+                "message schema { REQUIRED BYTE_ARRAY path (UTF8); \
+                 REQUIRED INT32 offset; REQUIRED INT32 size; }",
+            )
+            .unwrap(),
+        );
+        let file = std::fs::File::create(path).unwrap();
+        let mut w = SerializedFileWriter::new(file, schema, props(Compression::SNAPPY)).unwrap();
+        for chunk in rows.chunks(3) {
+            let mut rg = w.next_row_group().unwrap();
+            let mut i = 0;
+            while let Some(mut col) = rg.next_column().unwrap() {
+                if i == 0 {
+                    let v: Vec<ByteArray> = chunk.iter().map(|r| ByteArray::from(r.0)).collect();
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                } else {
+                    let v: Vec<i32> = chunk
+                        .iter()
+                        .map(|r| if i == 1 { r.1 } else { r.2 })
+                        .collect();
+                    col.typed::<Int32Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                col.close().unwrap();
+                i += 1;
+            }
+            rg.close().unwrap();
+        }
+        w.close().unwrap();
+    }
+
+    /// What pyarrow writes for fsspec when no row has inline data: optional
+    /// int64 offsets and sizes, and "raw" of the Null logical type (int32).
+    pub fn write_pyarrow_style(path: &Path, rows: &[(Option<&str>, i64, i64)]) {
+        use ::parquet::basic::{LogicalType, Repetition, Type as Physical};
+        use ::parquet::schema::types::Type;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let field = |name: &str, t: Physical, logical: Option<LogicalType>| {
+            Arc::new(
+                Type::primitive_type_builder(name, t)
+                    .with_repetition(Repetition::OPTIONAL)
+                    .with_logical_type(logical)
+                    .build()
+                    .unwrap(),
+            )
+        };
+        let schema = Type::group_type_builder("schema")
+            .with_fields(vec![
+                field("path", Physical::BYTE_ARRAY, Some(LogicalType::String)),
+                field("offset", Physical::INT64, None),
+                field("size", Physical::INT64, None),
+                field("raw", Physical::INT32, Some(LogicalType::Unknown)),
+            ])
+            .build()
+            .unwrap();
+        let file = std::fs::File::create(path).unwrap();
+        let mut w = SerializedFileWriter::new(file, Arc::new(schema), props(zstd())).unwrap();
+        let mut rg = w.next_row_group().unwrap();
+        let mut i = 0;
+        while let Some(mut col) = rg.next_column().unwrap() {
+            let all = vec![1i16; rows.len()];
+            match i {
+                0 => {
+                    let (v, d) = bytes_col(rows.iter().map(|r| r.0.map(|s| s.as_bytes().to_vec())));
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&v, Some(&d), None)
+                        .unwrap();
+                }
+                1 | 2 => {
+                    let v: Vec<i64> = rows
+                        .iter()
+                        .map(|r| if i == 1 { r.1 } else { r.2 })
+                        .collect();
+                    col.typed::<Int64Type>()
+                        .write_batch(&v, Some(&all), None)
+                        .unwrap();
+                }
+                _ => {
+                    let none = vec![0i16; rows.len()];
+                    col.typed::<Int32Type>()
+                        .write_batch(&[], Some(&none), None)
+                        .unwrap();
+                }
+            }
+            col.close().unwrap();
+            i += 1;
+        }
+        rg.close().unwrap();
+        w.close().unwrap();
+    }
+
+    pub fn zstd() -> Compression {
+        Compression::ZSTD(ZstdLevel::default())
+    }
+
+    pub fn snappy() -> Compression {
+        Compression::SNAPPY
+    }
+}
+
+/// A Parquet reference folder "refs.parq" beside "data.bin": array "x"
+/// (shape [10], chunks [2]: 5 chunks, record_size 2, so 3 files) and the
+/// group "deep" with array "deep/y" (shape [2, 3], chunks [1, 2]: 2 x 2
+/// chunks, "/" separated, one file).
+fn parquet_set(dir: &TempDir) -> String {
+    let data_file = dir.write("data.bin", &data());
+    let root = dir.join("refs.parq");
+    let zmeta = json!({
+        "record_size": 2,
+        "metadata": {
+            ".zgroup": {"zarr_format": 2},
+            "x/.zarray": {"shape": [10], "chunks": [2], "dtype": "<u1", "zarr_format": 2},
+            "x/.zattrs": {"_ARRAY_DIMENSIONS": ["x"]},
+            "deep/.zgroup": "{\"zarr_format\": 2}",
+            "deep/y/.zarray": {"shape": [2, 3], "chunks": [1, 2], "dimension_separator": "/"},
+        }
+    });
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join(".zmetadata"), zmeta.to_string()).unwrap();
+    // x: chunk 0 a byte range, 1 inline, 2 whole file (relative path),
+    // 3 missing, 4 a byte range (padding row 5 is empty).
+    pq::write_refs(
+        &root.join("x/refs.0.parq"),
+        &[(Some(&data_file), 10, 2, None), (None, 0, 0, Some(b"raw!"))],
+        pq::zstd(),
+    );
+    pq::write_refs(
+        &root.join("x/refs.1.parq"),
+        &[(Some("data.bin"), 0, 0, None), (None, 0, 0, None)],
+        pq::snappy(),
+    );
+    pq::write_refs(
+        &root.join("x/refs.2.parq"),
+        &[(Some(&data_file), 500, 3, None), (None, 0, 0, None)],
+        pq::zstd(),
+    );
+    // deep/y: chunks (0,0) (0,1) (1,0) (1,1) -> rows 0..4 of refs.0..1
+    // with record_size 2: (0,*) in refs.0, (1,*) in refs.1 (missing file).
+    pq::write_refs(
+        &root.join("deep/y/refs.0.parq"),
+        &[
+            (Some(&data_file), 0, 1, None),
+            (Some(&format!("file://{data_file}")), 1, 1, None),
+        ],
+        pq::zstd(),
+    );
+    root.to_str().unwrap().to_string()
+}
+
+#[test]
+fn reference_parquet_reads_only_the_files_it_needs() {
+    let dir = TempDir::new("parquet-lazy");
+    let root = parquet_set(&dir);
+    let s = RefStore::from_parquet_dir(&root).unwrap();
+    // Metadata needs no reference file.
+    let zarray: Value = serde_json::from_slice(&get(&s, "x/.zarray").unwrap()).unwrap();
+    assert_eq!(zarray["shape"], json!([10]));
+    assert_eq!(get(&s, "deep/.zgroup").unwrap(), b"{\"zarr_format\": 2}");
+    assert_eq!(s.reference_files_opened(), 0);
+    assert!(s.cached_reference_files().is_empty());
+    // Chunk 4 is row 0 of refs.2.parq: only that file is read.
+    assert_eq!(get(&s, "x/4").unwrap(), &data()[500..503]);
+    assert_eq!(s.cached_reference_files(), ["x/refs.2.parq"]);
+    assert_eq!(s.reference_files_opened(), 1);
+    assert_eq!(get(&s, "x/4").unwrap(), &data()[500..503]);
+    assert_eq!(s.reference_files_opened(), 1, "the file was read again");
+    assert_eq!(
+        s.get("x/4", range(1, 2)).unwrap().unwrap(),
+        &data()[501..503]
+    );
+    // Chunks 0 and 1 in refs.0.parq: a range and inline data.
+    assert_eq!(get(&s, "x/0").unwrap(), &data()[10..12]);
+    assert_eq!(get(&s, "x/1").unwrap(), b"raw!");
+    assert_eq!(
+        s.cached_reference_files(),
+        ["x/refs.0.parq", "x/refs.2.parq"]
+    );
+    // Chunk 2: size 0 is the whole file, relative to the folder beside
+    // the reference folder; chunk 3 is an empty row.
+    assert_eq!(get(&s, "x/2").unwrap(), data());
+    assert_eq!(get(&s, "x/3"), None);
+    assert!(!s.exists("x/3").unwrap());
+    assert_eq!(s.size("x/2").unwrap(), Some(1000));
+    // Not chunks of the grid.
+    for key in [
+        "x/5",
+        "x/01",
+        "x/0.0",
+        "x/a",
+        "y/0",
+        "deep/y/0.0",
+        "deep/y/0",
+    ] {
+        assert_eq!(get(&s, key), None, "{key}");
+    }
+    assert_eq!(s.reference_files_opened(), 3);
+    // "/"-separated chunk keys of a nested array; a missing file has no keys.
+    assert_eq!(get(&s, "deep/y/0/0").unwrap(), &data()[0..1]);
+    assert_eq!(get(&s, "deep/y/0/1").unwrap(), &data()[1..2]);
+    assert_eq!(get(&s, "deep/y/1/0"), None);
+    assert_eq!(
+        s.cached_reference_files(),
+        [
+            "deep/y/refs.0.parq",
+            "deep/y/refs.1.parq",
+            "x/refs.0.parq",
+            "x/refs.1.parq",
+            "x/refs.2.parq"
+        ]
+    );
+    assert!(!s.prefers_batches());
+    crate::store::tests::check_read_only(&s, "x/1", b"raw!");
+}
+
+#[test]
+fn reference_parquet_lists_keys_and_folders() {
+    let dir = TempDir::new("parquet-list");
+    let root = parquet_set(&dir);
+    let s = RefStore::from_parquet_dir(&format!("file://{root}")).unwrap();
+    let root_dir = s.list_dir("").unwrap();
+    assert_eq!(root_dir.keys, [".zgroup"]);
+    assert_eq!(root_dir.prefixes, ["deep/", "x/"]);
+    // Listing a group reads no reference file.
+    let deep = s.list_dir("deep/").unwrap();
+    assert_eq!(deep.keys, ["deep/.zgroup"]);
+    assert_eq!(deep.prefixes, ["deep/y/"]);
+    assert_eq!(s.reference_files_opened(), 0);
+    let x = s.list_dir("x").unwrap();
+    assert_eq!(
+        x.keys,
+        ["x/.zarray", "x/.zattrs", "x/0", "x/1", "x/2", "x/4"]
+    );
+    assert!(x.prefixes.is_empty());
+    let y = s.list_dir("deep/y/").unwrap();
+    assert_eq!(y.keys, ["deep/y/.zarray"]);
+    assert_eq!(y.prefixes, ["deep/y/0/"]);
+    let y0 = s.list_dir("deep/y/0/").unwrap();
+    assert_eq!(y0.keys, ["deep/y/0/0", "deep/y/0/1"]);
+    assert_eq!(
+        s.list_prefix("deep/").unwrap(),
+        ["deep/.zgroup", "deep/y/.zarray", "deep/y/0/0", "deep/y/0/1"]
+    );
+    assert_eq!(s.list().unwrap().len(), 5 + 4 + 2);
+    let expanded = s.expanded_json().unwrap();
+    assert_eq!(expanded["x/1"], json!("raw!"));
+    assert_eq!(expanded["x/2"], json!(["data.bin"]));
+    assert_eq!(expanded["x/4"][1], json!(500));
+    assert!(s.describe().contains("refs.parq"), "{}", s.describe());
+    // open() of a folder is the Parquet layout.
+    let opened = RefStore::open(&root).unwrap();
+    assert_eq!(get(&opened, "x/1").unwrap(), b"raw!");
+}
+
+#[test]
+fn reference_parquet_v3_arrays_and_root_arrays() {
+    let dir = TempDir::new("parquet-v3");
+    let file = dir.write("d.bin", &data());
+    let root = dir.join("r");
+    std::fs::create_dir_all(&root).unwrap();
+    let zmeta = json!({
+        "record_size": 100,
+        "metadata": {
+            "zarr.json": {"zarr_format": 3, "node_type": "array", "shape": [4],
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+                "chunk_key_encoding": {"name": "default"}},
+            "s/zarr.json": {"zarr_format": 3, "node_type": "array", "shape": [],
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": []}},
+                "chunk_key_encoding": {"name": "v2"}},
+        }
+    });
+    std::fs::write(root.join(".zmetadata"), zmeta.to_string()).unwrap();
+    pq::write_refs(
+        &root.join("refs.0.parq"),
+        &[(Some(&file), 0, 2, None), (Some(&file), 2, 2, None)],
+        pq::zstd(),
+    );
+    pq::write_refs(
+        &root.join("s/refs.0.parq"),
+        &[(None, 0, 0, Some(b"s"))],
+        pq::snappy(),
+    );
+    let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
+    assert_eq!(get(&s, "c/1").unwrap(), &data()[2..4]);
+    assert_eq!(get(&s, "c/2"), None);
+    assert_eq!(get(&s, "c.1"), None);
+    assert_eq!(get(&s, "s/0").unwrap(), b"s");
+    assert_eq!(s.list_dir("").unwrap().prefixes, ["c/", "s/"]);
+    assert_eq!(s.list_prefix("c/").unwrap(), ["c/0", "c/1"]);
+}
+
+#[test]
+fn reference_parquet_errors() {
+    let dir = TempDir::new("parquet-errors");
+    let root = dir.join("r");
+    std::fs::create_dir_all(&root).unwrap();
+    // No .zmetadata.
+    let e = kind(
+        RefStore::from_parquet_dir(root.to_str().unwrap()),
+        "not_found",
+    );
+    assert!(e.message().contains(".zmetadata"), "{e}");
+    // Bad .zmetadata.
+    std::fs::write(root.join(".zmetadata"), "{").unwrap();
+    kind(
+        RefStore::from_parquet_dir(root.to_str().unwrap()),
+        "metadata",
+    );
+    std::fs::write(root.join(".zmetadata"), r#"{"metadata": {}}"#).unwrap();
+    let e = kind(
+        RefStore::from_parquet_dir(root.to_str().unwrap()),
+        "metadata",
+    );
+    assert!(e.message().contains("record_size"), "{e}");
+    std::fs::write(
+        root.join(".zmetadata"),
+        r#"{"record_size": 10, "metadata": {"a/.zarray": {"chunks": [1]}}}"#,
+    )
+    .unwrap();
+    let e = kind(
+        RefStore::from_parquet_dir(root.to_str().unwrap()),
+        "metadata",
+    );
+    assert!(e.message().contains("a/.zarray"), "{e}");
+    // Wrong columns, and a file that is no Parquet file.
+    std::fs::write(
+        root.join(".zmetadata"),
+        r#"{"record_size": 10, "metadata": {"a/.zarray": {"shape": [4], "chunks": [1]},
+            "b/.zarray": {"shape": [4], "chunks": [1]}}}"#,
+    )
+    .unwrap();
+    pq::write_wrong(&root.join("a/refs.0.parq"));
+    std::fs::create_dir_all(root.join("b")).unwrap();
+    std::fs::write(root.join("b/refs.0.parq"), b"not parquet").unwrap();
+    let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
+    let e = kind(s.get("a/0", ByteRange::All), "metadata");
+    assert!(e.message().contains("a/refs.0.parq"), "{e}");
+    assert!(e.message().contains("wrong columns"), "{e}");
+    assert!(e.message().contains("name"), "{e}");
+    let e = kind(s.get("b/0", ByteRange::All), "metadata");
+    assert!(e.message().contains("b/refs.0.parq"), "{e}");
+    // A remote folder is not supported.
+    kind(
+        RefStore::from_parquet_dir("https://example.org/refs.parq"),
+        "unsupported",
+    );
+}
+
+#[test]
+fn reference_parquet_prefers_batches_for_http_targets() {
+    let dir = TempDir::new("parquet-http");
+    let root = dir.join("r");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join(".zmetadata"),
+        r#"{"record_size": 10, "metadata": {"a/.zarray": {"shape": [2], "chunks": [1]}}}"#,
+    )
+    .unwrap();
+    pq::write_refs(
+        &root.join("a/refs.0.parq"),
+        &[(Some("https://example.org/f.nc"), 0, 4, None)],
+        pq::zstd(),
+    );
+    let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
+    assert_eq!(s.reference_files_opened(), 0);
+    assert!(s.prefers_batches());
+    assert_eq!(s.cached_reference_files(), ["a/refs.0.parq"]);
+    assert_eq!(s.size("a/0").unwrap(), Some(4));
+}
+
+#[test]
+fn reference_parquet_rows_across_row_groups_nulls_and_int32_columns() {
+    let dir = TempDir::new("parquet-rows");
+    let a = dir.write("a.bin", &data());
+    dir.write("d.bin", &data()[500..]);
+    let root = dir.join("r");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join(".zmetadata"),
+        json!({"record_size": 10, "metadata": {
+            "m/.zarray": {"shape": [12], "chunks": [1]},
+            "n/.zarray": {"shape": [2, 2], "chunks": [1, 1]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let rows: Vec<pq::Row> = vec![
+        (Some(&a), 0, 1, None),
+        (None, 0, 0, None),
+        (None, 0, 0, Some(b"r2")),
+        (Some("d.bin"), 3, 1, None),
+        (None, 0, 0, None),
+        (None, 0, 0, Some(b"")),
+        (Some(&a), 6, 1, None),
+        (Some(&a), 7, 1, None),
+        (None, 0, 0, None),
+        (None, 0, 0, None),
+    ];
+    pq::write_refs(&root.join("m/refs.0.parq"), &rows, pq::zstd());
+    pq::write_pyarrow_style(
+        &root.join("m/refs.1.parq"),
+        &[(Some("d.bin"), 1, 2), (None, 0, 0)],
+    );
+    pq::write_int32_refs(
+        &root.join("n/refs.0.parq"),
+        &[(&a, 10, 1), ("d.bin", 0, 0), (&a, 12, 1), (&a, 13, 2)],
+    );
+    let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
+    let want: Vec<Option<Vec<u8>>> = vec![
+        Some(data()[0..1].to_vec()),
+        None,
+        Some(b"r2".to_vec()),
+        Some(data()[503..504].to_vec()),
+        None,
+        Some(Vec::new()),
+        Some(data()[6..7].to_vec()),
+        Some(data()[7..8].to_vec()),
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(&get(&s, &format!("m/{i}")), w, "m/{i}");
+    }
+    assert_eq!(get(&s, "m/10").unwrap(), &data()[501..503]);
+    assert_eq!(get(&s, "m/11"), None);
+    assert_eq!(get(&s, "n/0.0").unwrap(), &data()[10..11]);
+    assert_eq!(get(&s, "n/0.1").unwrap(), &data()[500..]);
+    assert_eq!(get(&s, "n/1.1").unwrap(), &data()[13..15]);
+    assert_eq!(s.reference_files_opened(), 3);
+    assert_eq!(
+        s.list_prefix("m/").unwrap(),
+        [
+            "m/.zarray",
+            "m/0",
+            "m/10",
+            "m/2",
+            "m/3",
+            "m/5",
+            "m/6",
+            "m/7"
+        ]
+    );
+}
