@@ -62,8 +62,7 @@ impl NodeDocs {
             }
         }
         let what = format!("node '/{path}'");
-        let Some((node, doc, warning)) =
-            read_r_form(store, path).map_err(|e| e.context(&what))?
+        let Some((node, doc, warning)) = read_r_form(store, path).map_err(|e| e.context(&what))?
         else {
             return Ok(None);
         };
@@ -200,7 +199,11 @@ type Consolidated = (Option<BTreeMap<String, Entry>>, Option<String>);
 
 /// The consolidated metadata of the root: in its zarr.json (v3) or in
 /// `.zmetadata` (v2). None when there is none.
-fn consolidated_entries(store: &dyn Store, root: &NodeMetadata, doc: &Value) -> Result<Consolidated> {
+fn consolidated_entries(
+    store: &dyn Store,
+    root: &NodeMetadata,
+    doc: &Value,
+) -> Result<Consolidated> {
     if root.zarr_format() != 2 {
         let Some(Value::Object(entries)) = doc.pointer("/consolidated_metadata/metadata") else {
             return Ok((None, None));
