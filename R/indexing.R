@@ -213,6 +213,8 @@ dimnames.zarr_array <- function(x) {
     dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
   }
   if (is.null(dn) || length(dn) != length(x$shape)) return(NULL)
+  dn <- cf_given_dims(dn, x$name)
+  if (is.null(dn)) return(NULL)
   structure(vector("list", length(dn)), names = dn)
 }
 
