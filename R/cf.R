@@ -38,11 +38,18 @@
 #' (noleap, 360_day, ...) read as the stored numbers, with a warning of
 #' class `zarr_warning_cf`. xarray's timedeltas (`dtype: "timedelta64[...]"`
 #' with `units` "hours" etc.) read as difftime in seconds, its booleans
-#' (int8 with `dtype: "bool"`) as logical. Arrays of zarr-python's
+#' (int8 with `dtype: "bool"`) as logical, and so do integers with CF flags
+#' `flag_values` 0, 1 and `flag_meanings` "false true" (a logical with
+#' `NA` as [as_zarr()] writes it). Arrays of zarr-python's
 #' `numpy.datetime64` and `numpy.timedelta64` data types read as POSIXct and
 #' difftime too. Complex numbers and bool arrays are read as they are;
 #' strings too, but a string fill value other than "" (such as this
 #' package's default, U+2400) still marks `NA`.
+#'
+#' **What R writes.** [as_zarr()] gives every array dimension names and
+#' the CF attributes with which xarray reads it as R means it (`NA` as
+#' NaN/NaT, POSIXct and Date as times); see there. Such an array reads
+#' back in R under the Zarr rule, which its `_FillValue` repeats.
 #'
 #' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
 #' every array then reads its stored values under the Zarr rule.
@@ -95,7 +102,8 @@ cf_warn <- function(message) {
 # R values for a write through a CF variable -> the stored values.
 cf_encode <- function(data, cf, data_type, what) {
   # (bool has no NA to encode; strings and complex numbers are not decoded)
-  if (is.null(cf) || is.character(data) || data_type %in% c("bool", "complex64", "complex128")) return(data)
+  plain <- is.null(cf) || isTRUE(cf$zarr_rule) || is.character(data)
+  if (plain || data_type %in% c("bool", "complex64", "complex128")) return(data)
   if (cf$kind == "bool") data <- as.integer(data)
   if (inherits(data, "difftime")) data <- as.numeric(data, units = "secs")
   if (inherits(data, "POSIXt") || inherits(data, "Date")) data <- as.numeric(as.POSIXct(data, tz = "UTC"))
@@ -123,4 +131,92 @@ cf_print <- function(cf) {
       if (length(cf$missing)) sprintf(", missing %s", paste(format(unlist(cf$missing)), collapse = ", ")),
       "\n", sep = "")
   invisible(NULL)
+}
+
+# as_zarr(): what R holds -> the values stored, their data type, and the
+# CF attributes with which xarray reads them as R meant them. Factors are
+# stored as their labels; POSIXct as seconds and Date as days since 1970
+# (proleptic Gregorian, xarray's default calendar); a logical with NA as
+# int8 (bool has no missing value) whose flag attributes read back as
+# logical here and as masked 0/1 in xarray.
+cf_prepare <- function(x) {
+  keep <- function(v) {
+    if (!is.null(dim(x))) dim(v) <- dim(x)
+    if (!is.null(dimnames(x))) dimnames(v) <- dimnames(x)
+    v
+  }
+  attrs <- list()
+  dtype <- NULL
+  if (is.factor(x)) {
+    x <- keep(as.character(x))
+  } else if (inherits(x, "POSIXt")) {
+    # (the write encodes the times through these attributes)
+    if (!inherits(x, "POSIXct")) x <- as.POSIXct(x)
+    attrs <- list(units = "seconds since 1970-01-01", calendar = "proleptic_gregorian")
+  } else if (inherits(x, "Date")) {
+    attrs <- list(units = "days since 1970-01-01", calendar = "proleptic_gregorian")
+  } else if (is.logical(x) && anyNA(x)) {
+    x <- keep(as.integer(x))
+    dtype <- "int8"
+    attrs <- list(flag_values = c(0L, 1L), flag_meanings = "false true")
+  }
+  list(data = x, data_type = dtype %||% r_data_type(x), attributes = attrs)
+}
+
+# The dimension names as_zarr() gives an array `name` (of the R object `x`):
+# names(dimnames(x)) where set, else "<name>_dim_<k>" ("dim_<k>" for a root
+# array). xarray holds one extent per dimension name in a group, so the
+# default names are the array's own: arrays of other shapes never clash.
+# R reads these names back as no name (dimnames() leaves them out), so
+# that as_zarr(x)[] is x.
+cf_dimension_names <- function(x, name) {
+  n <- length(dim(x) %||% 1L)
+  given <- names(dimnames(x)) %||% character(n)
+  default <- cf_default_dims(name, n)
+  as.list(ifelse(is.na(given) | !nzchar(given), default, given))
+}
+
+cf_default_dims <- function(name, n) {
+  prefix <- if (is.null(name) || !nzchar(name)) "dim_" else paste0(basename(name), "_dim_")
+  paste0(prefix, seq_len(n) - 1L)
+}
+
+# Stored dimension names `dn` of the array `name` as R shows them: the
+# defaults of as_zarr() become "" (NULL when no name is left).
+cf_given_dims <- function(dn, name) {
+  dn[dn == cf_default_dims(name, length(dn))] <- ""
+  if (all(!nzchar(dn))) NULL else dn
+}
+
+# xarray's `_FillValue` of a v3 array with fill value `fill` of `data_type`:
+# integers as JSON numbers, floating point as base64 of a little-endian
+# float64 (the form xarray decodes). In v2 xarray takes the Zarr fill value.
+cf_fill_attribute <- function(fill, data_type) {
+  if (data_type %in% c("float16", "float32", "float64")) {
+    raw <- writeBin(as.numeric(fill), raw(), size = 8L, endian = "little")
+    return(jsonlite::base64_enc(raw))
+  }
+  if (data_type %in% c("int64", "uint64")) return(structure(as.character(fill), class = "json"))
+  as.numeric(fill)
+}
+
+# The definition `def` of an array that as_zarr() writes into a store of
+# `zarr_format`, with dimension names and CF attributes: the builder, or
+# for a v2 bool array its metadata with a null fill value (xarray masks
+# the v2 fill value, and a fill of false would hide every FALSE).
+cf_annotate <- function(def, prep, dims, zarr_format) {
+  private <- def$.__enclos_env__$private
+  private$.dimension_names <- dims
+  attrs <- prep$attributes
+  numeric <- !prep$data_type %in% c("bool", "string", "complex64", "complex128")
+  v2 <- identical(as.integer(zarr_format), 2L)
+  if (numeric && !v2) attrs[["_FillValue"]] <- cf_fill_attribute(def$fill_value, prep$data_type)
+  if (length(attrs)) private$.attributes <- attrs
+  if (v2 && prep$data_type == "bool") {
+    def$format <- 2L
+    meta <- def$metadata()
+    meta["fill_value"] <- list(NULL)
+    return(meta)
+  }
+  def
 }

@@ -228,6 +228,11 @@ dimnames.zarr_array <- function(x) {
   if (is.null(dn) || length(dn) != length(x$shape)) {
     return(labels)
   }
+  # the names as_zarr() gives by default read back as no names
+  dn <- cf_given_dims(dn, x$name)
+  if (is.null(dn)) {
+    return(labels)
+  }
   if (is.null(labels)) labels <- vector("list", length(dn))
   structure(labels, names = dn)
 }

@@ -319,7 +319,34 @@ r_data_type <- function(x) {
 #' `zarr_options("min_compress")` elements (100) are left uncompressed, as
 #' in R-CF's zarr.
 #'
-#' @param x A logical, integer, double or complex vector, matrix or array.
+#' The array is written so that `xarray.open_zarr()` reads it as R means
+#' it (see [cf_decoding]):
+#' * every dimension has a name (v3 `dimension_names`, v2
+#'   `_ARRAY_DIMENSIONS`): `names(dimnames(x))` where given, else
+#'   `"<name>_dim_0"`, `"<name>_dim_1"`, ... (`"dim_0"`, ... for a root
+#'   array). xarray gives each dimension name one extent in a group, so
+#'   arrays sharing a name must have the same extent along it; the default
+#'   names belong to one array each and never clash. R reads the default
+#'   names back as no names, so `as_zarr(x)[["/"]][]` is `x`.
+#' * numeric arrays carry xarray's `_FillValue` (a v3 attribute: integers
+#'   as numbers, floating point as base64 of a float64; in v2 the fill
+#'   value), so that `NA` shows in xarray as NaN (integers become floating
+#'   point there, as xarray masks them).
+#' * POSIXct is stored as float64 seconds and Date as float64 days since
+#'   1970-01-01 (`units`, `calendar = "proleptic_gregorian"`): xarray shows
+#'   datetime64, and R reads both back as POSIXct in UTC (a Date as its
+#'   midnight; `as.Date()` gives it back).
+#' * a factor is stored as its labels (strings); a logical with `NA` as
+#'   int8 0/1 with `_FillValue` and CF `flag_values`/`flag_meanings`
+#'   ("false true"): xarray shows 0/1 with NaN, R reads back a logical.
+#'   xarray does not mask strings of Zarr v3 arrays: there a character `NA`
+#'   shows as the fill value (U+2400); in v2 it shows as NaN.
+#'
+#' xarray opens groups, not a store whose root is an array: give a `name`
+#' (or a `location` group) for stores meant for xarray.
+#'
+#' @param x A logical, integer, double, complex or character vector,
+#'   matrix or array, a factor, POSIXct or Date.
 #' @param name Optional name of the array. Without a name the array is the
 #'   root of a new store.
 #' @param location Optional: a [zarr_group] to add the array to (then
@@ -336,10 +363,15 @@ r_data_type <- function(x) {
 #' z
 #' identical(z[["/"]][], x)
 as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
-  dtype <- r_data_type(x)
+  prep <- cf_prepare(x)
+  dims <- cf_dimension_names(x, name)
+  x <- prep$data
+  dtype <- prep$data_type
   shape <- if (is.null(dim(x))) length(x) else dim(x)
   def <- define_array(dtype, shape)
   if (length(x) <= zarr_options("min_compress")) def$remove_codec(if (dtype == "string") "zstd" else "blosc")
+  if (inherits(location, "zarr_group")) zarr_format <- location$store$version
+  def <- cf_annotate(def, prep, dims, zarr_format)
   if (inherits(location, "zarr_group")) {
     if (is.null(name)) zarr_abort("argument", "`name` is required when `location` is a group")
     arr <- location$add_array(name, def)

@@ -107,3 +107,42 @@ xarray_compare <- function(x, e) {
                             paste(utils::head(format(v), 4L), collapse = " "),
                             paste(utils::head(unlist(vals), 4L), collapse = " "))
 }
+
+# What xarray.open_zarr() (under `writer`) shows of the store at `path`,
+# as xarray_datasets.py --read describes it: list(variables, sizes).
+xarray_view <- function(writer, path) {
+  py <- python_xarray(writer)
+  out <- tempfile(fileext = ".json")
+  res <- run_python_command(py, c(testthat::test_path("xarray_datasets.py"), "--read", path, out))
+  if (res$status != 0L) stop(sprintf("xarray could not open '%s':\n%s", path, res$output), call. = FALSE)
+  jsonlite::fromJSON(out, simplifyVector = FALSE)
+}
+
+# R values of every kind as_zarr() writes, with NA in each that has one;
+# dbl and int share the named dimensions lat and lon, wide and tall have
+# none (and other extents along their first dimension).
+r_variables <- function() {
+  t0 <- as.numeric(as.POSIXct("2000-01-01 12:00:00.25", tz = "UTC"))
+  list(
+    dbl = array(c(1.5, NA, -2, 0, 1e10, -0.125), c(2, 3), dimnames = list(lat = NULL, lon = NULL)),
+    int = array(c(0L, NA, 3L, -7L, .Machine$integer.max, 1L), c(2, 3), dimnames = list(lat = NULL, lon = NULL)),
+    wide = matrix(c(0.5, 1:9), 5, 2),
+    tall = matrix(c(1:9, NA), 2, 5),
+    when = .POSIXct(c(t0, NA, t0 + 3600.5, -14182940), tz = "UTC"),
+    day = as.Date(c("1970-01-01", NA, "2024-02-29", "1900-03-01")),
+    flag = c(TRUE, NA, FALSE),
+    ok = c(TRUE, FALSE, TRUE),
+    fct = factor(c("b", NA, "a", "b")),
+    chr = c("x", NA, "", "\u00fc"),
+    big = bit64::as.integer64(c(1, NA, -5))
+  )
+}
+
+# What R means by `x`, in xarray's terms: Dates are times at midnight UTC,
+# factors their labels, a logical with NA masked 0/1.
+r_meant <- function(x) {
+  if (inherits(x, "Date")) return(.POSIXct(unclass(x) * 86400, tz = "UTC"))
+  if (is.factor(x)) return(as.character(x))
+  if (is.logical(x) && anyNA(x)) return(as.integer(x))
+  x
+}

@@ -1,6 +1,11 @@
 """Stores written by xarray (and bare zarr-python) for the CF tests.
 
 Usage: python xarray_datasets.py OUTDIR
+       python xarray_datasets.py --read STORE OUT.json
+
+The second form writes what xarray.open_zarr() shows of each variable of
+a store (written by R's as_zarr() in the tests) to OUT.json, in the form
+below.
 
 Writes, with whatever xarray and zarr-python the interpreter has:
   xr-v<format>-<c|n>.zarr   one dataset with every CF encoding the tests
@@ -117,8 +122,9 @@ def describe(values, dims):
         na = [False] * flat.size
         vals = [bytes(x).decode("utf-8") for x in flat]
     elif kind in "OUT":
-        na = [x is None for x in flat]
-        vals = ["" if x is None else str(x) for x in flat]
+        # xarray masks a missing string as NaN (v2), its writers as None
+        na = [x is None or (isinstance(x, float) and math.isnan(x)) for x in flat]
+        vals = ["" if m else str(x) for x, m in zip(flat, na)]
     else:
         raise TypeError("unexpected dtype %s" % flat.dtype)
     return {"kind": kind, "dims": list(dims), "shape": list(a.shape), "values": vals, "na": na}
@@ -166,7 +172,18 @@ def write_zarr_python(outdir, expected):
         zarr.consolidate_metadata(os.path.join(outdir, name))
 
 
+def read_store(store, out):
+    ds = xr.open_zarr(store)
+    seen = {v: describe(ds[v].values, ds[v].dims) for v in ds.variables}
+    with open(out, "w") as f:
+        json.dump({"variables": seen, "sizes": {k: int(n) for k, n in ds.sizes.items()},
+                   "_versions": {"xarray": xr.__version__, "zarr": zarr.__version__}}, f)
+
+
 def main():
+    if sys.argv[1] == "--read":
+        read_store(sys.argv[2], sys.argv[3])
+        return
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     expected = {}

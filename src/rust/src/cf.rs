@@ -175,6 +175,15 @@ fn attribute_number(v: &Value, dtype: DataType, name: &str) -> Result<f64> {
             "NaN" => Ok(f64::NAN),
             "Infinity" => Ok(f64::INFINITY),
             "-Infinity" => Ok(f64::NEG_INFINITY),
+            // A 64-bit integer kept as decimal text, as R's JSON parser
+            // gives them back (never base64, which has no '-').
+            t if t.starts_with('-')
+                && t[1..].bytes().all(|b| b.is_ascii_digit())
+                && t.len() > 1 =>
+            {
+                t.parse::<f64>()
+                    .map_err(|_| bad(name, format!("{v} is not a number")))
+            }
             _ => {
                 use base64::Engine as _;
                 let raw = base64::engine::general_purpose::STANDARD
@@ -233,6 +242,15 @@ fn scalar(attrs: &Map<String, Value>, name: &str, dtype: DataType) -> Result<Opt
         Some(Value::Array(a)) if a.len() == 1 => attribute_number(&a[0], dtype, name).map(Some),
         Some(v) => attribute_number(v, dtype, name).map(Some),
     }
+}
+
+/// CF flags 0 = "false", 1 = "true": how this package stores a logical
+/// with NA (bool has no missing value), read back as logical.
+fn false_true_flags(attrs: &Map<String, Value>) -> bool {
+    let values = attrs.get("flag_values").and_then(Value::as_array);
+    let zero_one = values
+        .is_some_and(|v| v.len() == 2 && v[0].as_f64() == Some(0.0) && v[1].as_f64() == Some(1.0));
+    zero_one && attrs.get("flag_meanings").and_then(Value::as_str) == Some("false true")
 }
 
 /// Whether an array is a CF variable (see the module's documentation).
@@ -393,7 +411,7 @@ impl Cf {
                 cf.nat = dtype == DataType::Int64;
                 cf.time_unit = cf.units.clone();
             }
-        } else if xr_dtype == "bool" && integer {
+        } else if integer && (xr_dtype == "bool" || false_true_flags(attrs)) {
             cf.kind = CfKind::Bool;
         }
         Ok(Some(cf))
@@ -403,6 +421,21 @@ impl Cf {
     /// read as they are, with no NA at all).
     pub fn active(&self) -> bool {
         self.transforms || self.nat || !self.missing.is_empty() || self.kind == CfKind::Bool
+    }
+
+    /// Whether decoding gives what the Zarr rule gives (the fill value,
+    /// and it alone, is missing; values unchanged), as in the arrays
+    /// `as_zarr()` writes: then the engine's plain paths read and write them.
+    pub fn is_zarr_rule(&self, meta: &ArrayMetadata) -> bool {
+        let same = |f: f64| match self.missing.as_slice() {
+            [m] => *m == f || (m.is_nan() && f.is_nan()),
+            _ => false,
+        };
+        self.kind == CfKind::Number
+            && !self.transforms
+            && !self.nat
+            && meta.fill_marks_na
+            && meta.fill_value.as_f64(meta.data_type).is_some_and(same)
     }
 
     /// The R type decoded values of `dtype` read into.
@@ -555,10 +588,14 @@ impl Cf {
             } else {
                 v as i64
             }),
-            (RType::Logical, Bool | Int8 | UInt8) => to_logical!(u8),
-            (RType::Logical, Int16 | UInt16) => to_logical!(i16),
-            (RType::Logical, Int32 | UInt32) => to_logical!(i32),
-            (RType::Logical, Int64 | UInt64) => to_logical!(i64),
+            (RType::Logical, Bool | UInt8) => to_logical!(u8),
+            (RType::Logical, Int8) => to_logical!(i8),
+            (RType::Logical, Int16) => to_logical!(i16),
+            (RType::Logical, UInt16) => to_logical!(u16),
+            (RType::Logical, Int32) => to_logical!(i32),
+            (RType::Logical, UInt32) => to_logical!(u32),
+            (RType::Logical, Int64) => to_logical!(i64),
+            (RType::Logical, UInt64) => to_logical!(u64),
             (r, d) => unreachable!("CF decoding of {} into {r:?}", d.name()),
         }
     }
@@ -723,6 +760,61 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(cf.kind, CfKind::Bool);
+    }
+
+    #[test]
+    fn false_true_flags_read_as_logical_and_int8_missing_values_stay_signed() {
+        let attrs =
+            json!({"flag_values": [0, 1], "flag_meanings": "false true", "_FillValue": -128});
+        let cf = Cf::of(&array("int8", json!(-128), attrs, true))
+            .unwrap()
+            .unwrap();
+        assert_eq!((cf.kind, cf.missing.clone()), (CfKind::Bool, vec![-128.0]));
+        let other = json!({"flag_values": [0, 1], "flag_meanings": "low high"});
+        let cf = Cf::of(&array("int8", json!(-128), other, true))
+            .unwrap()
+            .unwrap();
+        assert_eq!(cf.kind, CfKind::Number);
+    }
+
+    #[test]
+    fn a_fill_value_attribute_equal_to_the_zarr_fill_is_the_zarr_rule() {
+        // as as_zarr() writes them: the engine then takes its plain paths
+        let a = array(
+            "int32",
+            json!(-2147483648i64),
+            json!({"_FillValue": -2147483648i64}),
+            true,
+        );
+        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        let a = array(
+            "float64",
+            json!("NaN"),
+            json!({"_FillValue": "AAAAAAAA+H8="}),
+            true,
+        );
+        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        let a = array(
+            "int64",
+            json!(-9223372036854775808i64),
+            json!({"_FillValue": "-9223372036854775808"}),
+            true,
+        );
+        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        let a = array(
+            "int32",
+            json!(-2147483648i64),
+            json!({"_FillValue": -1}),
+            true,
+        );
+        assert!(!Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        let a = array(
+            "int16",
+            json!(-1),
+            json!({"_FillValue": -1, "scale_factor": 2}),
+            true,
+        );
+        assert!(!Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
     }
 
     #[test]

@@ -138,13 +138,16 @@ impl Array {
 
     /// The CF decoding that changes elements, if any.
     pub fn active_cf(&self) -> Option<&Cf> {
-        self.cf.as_ref().filter(|c| c.active())
+        self.cf
+            .as_ref()
+            .filter(|c| c.active() && !c.is_zarr_rule(&self.meta))
     }
 
     /// Whether elements equal to the fill value read as NA: not in a CF
-    /// variable, where the CF attributes say what is missing.
+    /// variable, where the CF attributes say what is missing, unless they
+    /// say the same.
     pub fn fill_marks_na(&self) -> bool {
-        self.meta.fill_marks_na && self.cf.is_none()
+        self.meta.fill_marks_na && self.cf.as_ref().is_none_or(|c| c.is_zarr_rule(&self.meta))
     }
 
     /// Open the array whose zarr.json is at `path` in `store`.

@@ -29,7 +29,8 @@ fn rz_array_open(store: Robj, path: &str, decode: bool) -> Robj {
 /// How reads of the array are CF-decoded: NULL when they are not (not a
 /// CF variable, or opened with decode = FALSE), else a list of `kind`
 /// ("number", "time", "timedelta", "bool"), `active` (whether any element
-/// changes), `units`, `time_unit` and `note`.
+/// changes), `units`, `time_unit`, `note` and `zarr_rule` (whether it
+/// decodes as the Zarr rule would).
 /// @noRd
 #[extendr]
 fn rz_array_cf(h: Robj) -> Robj {
@@ -59,7 +60,8 @@ fn rz_array_cf(h: Robj) -> Robj {
             scale = cf.scale,
             offset = cf.offset,
             missing = cf.missing.clone(),
-            nat = cf.nat
+            nat = cf.nat,
+            zarr_rule = cf.is_zarr_rule(&a.meta)
         )
         .into())
     })
