@@ -503,7 +503,7 @@ test_that("targets of unsupported protocols are errors naming the URL (s3:// is 
   a <- open_zarr(file.path(d, "refs.json"))[["/x"]]
   expect_identical(as.vector(a[1:10]), 1:10)
   expect_error(a[], "x/1.*hdfs://namenode/path/file.nc", class = "zarr_error_unsupported")
-  expect_error(zarr_refstore$new("s3://bucket/refs.json"), "s3://bucket/refs.json", class = "zarr_error_unsupported")
+  expect_error(zarr_refstore$new("hdfs://namenode/refs.json"), "hdfs://namenode/refs.json", class = "zarr_error_unsupported")
 })
 
 test_that("reference stores are read-only", {
