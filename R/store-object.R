@@ -334,9 +334,14 @@ s3_args_options <- function(bucket, prefix, region, profile, access_key, secret_
 
 #' List the keys and folders directly below a prefix of an S3 bucket
 #'
-#' @inheritParams zarr_s3store
 #' @param bucket The bucket name.
 #' @param prefix The prefix to list below ("" for the bucket root).
+#' @param region,profile,access_key,secret_key,session_token,endpoint,path_style,anonymous
+#'   As for [zarr_s3store]: the AWS region (NULL: from the environment),
+#'   a profile of the shared credentials file, explicit credentials, an
+#'   S3-compatible server's URL, path-style addressing (NULL: exactly when
+#'   `endpoint` is given), and unsigned requests (NULL: when no credentials
+#'   are found).
 #' @return A character vector of the keys and folders (ending in "/")
 #'   directly below `prefix`, each with `prefix` in front.
 #' @export
