@@ -207,14 +207,7 @@ open_array_engine <- function(store, path, decode) {
 # engine: per dimension either c(start0, count) with attribute zarr_range,
 # or a vector of 0-based indices. `what` names the array.
 engine_selection <- function(selection, shape, what) {
-  if (is.null(selection)) return(NULL)
-  selection <- selection_list(selection, shape, what)
-  lapply(seq_along(shape), function(d) {
-    s <- selection[[d]]
-    if (is.null(s)) return(engine_whole(shape[d]))
-    s <- checked_indices(s, shape[d], d, what)
-    engine_dim(s)
-  })
+  per_dim_selection(selection, shape, what, function(s, d) engine_dim(s))
 }
 
 # The manual's selection for `$read()` and `$write()`: per dimension NULL
@@ -222,17 +215,25 @@ engine_selection <- function(selection, shape, what) {
 # runs from the smallest to the largest number given, so 2:4 and c(2, 4)
 # select the same elements, as in R-CF's zarr.
 range_selection <- function(selection, shape, what) {
-  if (is.null(selection)) return(NULL)
-  selection <- selection_list(selection, shape, what)
-  lapply(seq_along(shape), function(d) {
-    s <- selection[[d]]
-    if (is.null(s)) return(engine_whole(shape[d]))
-    s <- checked_indices(s, shape[d], d, what)
+  per_dim_selection(selection, shape, what, function(s, d) {
     if (!length(s)) {
       zarr_abort("selection", sprintf("%s: the range for dimension %d is empty", what, d))
     }
     lo <- min(s)
     structure(c(lo - 1, max(s) - lo + 1), zarr_range = TRUE)
+  })
+}
+
+# The engine's selection from an R one: NULL stays NULL (everything); a
+# dimension left NULL is whole; any other is checked against the shape and
+# handed to `one(indices, dimension)`.
+per_dim_selection <- function(selection, shape, what, one) {
+  if (is.null(selection)) return(NULL)
+  selection <- selection_list(selection, shape, what)
+  lapply(seq_along(shape), function(d) {
+    s <- selection[[d]]
+    if (is.null(s)) return(engine_whole(shape[d]))
+    one(checked_indices(s, shape[d], d, what), d)
   })
 }
 
