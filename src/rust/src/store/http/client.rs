@@ -14,7 +14,7 @@
 use super::HttpOptions;
 use crate::error::{Result, ZarrError};
 use std::future::Future;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What a request was for, to word messages.
@@ -46,14 +46,6 @@ struct Io {
 
 /// rustls needs one crypto provider per process: ring, which the object
 /// stores' request signing links as well.
-fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // Another part of the process may have installed one first; any
-        // provider serves.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
 
 impl Client {
     pub fn new(options: HttpOptions) -> Client {
@@ -87,7 +79,7 @@ impl Client {
             .thread_name("zarr-http")
             .build()
             .map_err(|e| fail(e.to_string()))?;
-        install_crypto_provider();
+        crate::store::install_crypto_provider();
         let o = &self.options;
         let http = {
             let _inside = runtime.enter();
