@@ -260,7 +260,9 @@ pub(crate) fn read_only_error(described: &str, what: &str, key: &str) -> ZarrErr
 }
 
 /// rustls needs one process-wide crypto provider before the first TLS
-/// connection; the HTTP and object stores both install ring's.
+/// connection; the HTTP and object stores both install ring, which the
+/// object stores' request signing links anyway, so no second
+/// implementation is built.
 pub(crate) fn install_crypto_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {

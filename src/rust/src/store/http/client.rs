@@ -44,9 +44,6 @@ struct Io {
     http: reqwest::Client,
 }
 
-/// rustls needs one crypto provider per process: ring, which the object
-/// stores' request signing links as well.
-
 impl Client {
     pub fn new(options: HttpOptions) -> Client {
         Client {

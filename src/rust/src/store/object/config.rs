@@ -74,9 +74,6 @@ pub(super) const OWN_OPTIONS: [&str; 5] = [
     "retry_timeout",
 ];
 
-/// rustls needs one crypto provider for the process; ring is the one the
-/// HTTP store's TLS already links, so no second implementation is built.
-
 /// The cloud of a URL and whether the URL names an object store at all:
 /// `s3://`, `s3a://`, `gs://`, `az://`, `azure://`, `abfs(s)://`, `adl://`,
 /// and the https URLs of S3, R2 and Azure that `object_store` knows.
