@@ -15,7 +15,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
-use zarr::store::{FsStore, Store};
+use zarr::store::{FsStore, Store, StoreKey};
 
 /// Writes `files` new files of one value into a folder.
 type WriteFiles = fn(&Path, usize, &[u8]);
@@ -34,7 +34,9 @@ fn in_place(dir: &Path, files: usize, value: &[u8]) {
 fn temp_rename(dir: &Path, files: usize, value: &[u8]) {
     let store = FsStore::open(dir.to_str().unwrap(), false, true).unwrap();
     for i in 0..files {
-        store.set(&i.to_string(), value).unwrap();
+        store
+            .set(&StoreKey::new(i.to_string()).unwrap(), value)
+            .unwrap();
     }
 }
 

@@ -10,7 +10,7 @@
 
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, NodeMetadata, UNREADABLE};
-use crate::store::{ByteRange, Store};
+use crate::store::{ByteRange, Store, StoreKey};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -218,15 +218,17 @@ fn consolidated_entries(
         }
         return Ok((Some(out), None));
     }
-    let Some(text) = store.get(".zmetadata", ByteRange::All)? else {
+    let Some(text) = store.get(&StoreKey::new(".zmetadata")?, ByteRange::All)? else {
         return Ok((None, None));
     };
-    let warning = serde_json::from_slice(&text).ok().and_then(|doc| {
-        let unknown = metadata::strict::unknown_members_zmetadata(&doc);
+    // Parsed once, for both the warning and the entries.
+    let doc: Option<Value> = serde_json::from_slice(&text).ok();
+    let warning = doc.as_ref().and_then(|doc| {
+        let unknown = metadata::strict::unknown_members_zmetadata(doc);
         metadata::strict::unknown_members_warning(".zmetadata", &text, &unknown)
     });
     let mut out = BTreeMap::new();
-    for (path, node) in metadata::v2_consolidated_each(&text)? {
+    for (path, node) in metadata::v2_consolidated_each_doc(doc.as_ref())? {
         if path.is_empty() {
             continue;
         }
@@ -256,12 +258,12 @@ fn unreadable_error(u: &Value) -> ZarrError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::MemoryStore;
+    use crate::store::{MemoryStore, StrKeys};
 
     fn store_with(docs: &[(&str, &str)]) -> MemoryStore {
         let s = MemoryStore::new(false);
         for (k, v) in docs {
-            s.set(k, v.as_bytes()).unwrap();
+            s.set_str(k, v.as_bytes()).unwrap();
         }
         s
     }

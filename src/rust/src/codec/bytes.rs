@@ -13,7 +13,7 @@ pub const NAME: &str = "bytes";
 /// Little endian for types of more than one byte; none for the others.
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: None,
+    v2: None,
     mode: Mode::ArrayToBytes,
     schema: &[("endian", "\"little\" or \"big\"")],
     defaults: Some(|dtype, _| {

@@ -6,6 +6,7 @@
 //! reader warns and still returns the data, so one flipped bit does not make
 //! a whole array unreadable.
 
+use super::v2::V2Config;
 use super::{config, CodecSpec, Mode};
 use super::{BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
@@ -15,7 +16,21 @@ pub const NAME: &str = "crc32c";
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: Some("crc32c"),
+    v2: Some(V2Config {
+        id: "crc32c",
+        from_v2: |cfg, typesize, role| {
+            *typesize = 1;
+            match cfg.get("location") {
+                None | Some(Value::Null) => Ok(json!({"name": NAME})),
+                Some(Value::String(l)) if l == "end" => Ok(json!({"name": NAME})),
+                Some(l) => Err(ZarrError::Unsupported(format!(
+                    "unsupported {role} 'crc32c' with location {l} (only \"end\")"
+                ))),
+            }
+        },
+        to_v2: |_| Map::new(),
+        filter: false,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[],
     defaults: Some(|_, _| config(&[])),

@@ -11,6 +11,7 @@
 //! `dtype`). Integers wrap like NumPy's; floats are rounded to `dtype` at
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
+use super::v2::{members, V2Config};
 use super::{BytesToBytes, CodecContext};
 use super::{CodecSpec, Mode};
 use crate::dtype::DataType;
@@ -22,7 +23,23 @@ pub const NAME: &str = "numcodecs.delta";
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: Some("delta"),
+    v2: Some(V2Config {
+        id: "delta",
+        from_v2: |cfg, typesize, _| {
+            let dtype = cfg.get("dtype").cloned().unwrap_or(Value::Null);
+            let astype = match cfg.get("astype") {
+                Some(a) if !a.is_null() => a.clone(),
+                _ => dtype.clone(),
+            };
+            // The item size of what delta hands on.
+            if let Ok((adt, _)) = crate::metadata::v2::parse_dtype(&astype) {
+                *typesize = adt.size();
+            }
+            Ok(json!({"name": NAME, "configuration": {"dtype": dtype, "astype": astype}}))
+        },
+        to_v2: |cfg| members(cfg, &["dtype", "astype"]),
+        filter: true,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[
         ("dtype", "NumPy type string"),

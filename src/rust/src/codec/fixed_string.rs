@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: None,
+    v2: None,
     mode: Mode::ArrayToBytes,
     schema: &[("dtype", "NumPy type string such as \"<U5\" or \"|S5\"")],
     defaults: None,

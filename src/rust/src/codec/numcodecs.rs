@@ -10,6 +10,7 @@
 //!   `bz2.compress`). Configuration: `level`, an integer 1 to 9.
 
 use super::limited::read_limited;
+use super::v2::{int_compressor, int_member, members, V2Config};
 use super::{config, CodecSpec, Mode};
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
@@ -22,7 +23,12 @@ pub const SHUFFLE_NAME: &str = "numcodecs.shuffle";
 
 pub const LZ4_SPEC: CodecSpec = CodecSpec {
     name: LZ4_NAME,
-    v2_id: Some("lz4"),
+    v2: Some(V2Config {
+        id: "lz4",
+        from_v2: |cfg, typesize, _| int_compressor(LZ4_NAME, cfg, "acceleration", 1, typesize),
+        to_v2: |cfg| members(cfg, &["acceleration"]),
+        filter: false,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[("acceleration", "integer")],
     defaults: Some(|_, _| config(&[("acceleration", 1.into())])),
@@ -30,7 +36,12 @@ pub const LZ4_SPEC: CodecSpec = CodecSpec {
 
 pub const BZ2_SPEC: CodecSpec = CodecSpec {
     name: BZ2_NAME,
-    v2_id: Some("bz2"),
+    v2: Some(V2Config {
+        id: "bz2",
+        from_v2: |cfg, typesize, _| int_compressor(BZ2_NAME, cfg, "level", 1, typesize),
+        to_v2: |cfg| members(cfg, &["level"]),
+        filter: false,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[("level", "integer 1 to 9")],
     defaults: Some(|_, _| config(&[("level", 1.into())])),
@@ -39,7 +50,17 @@ pub const BZ2_SPEC: CodecSpec = CodecSpec {
 /// `elementsize` the size of the array's element (1 for strings).
 pub const SHUFFLE_SPEC: CodecSpec = CodecSpec {
     name: SHUFFLE_NAME,
-    v2_id: Some("shuffle"),
+    v2: Some(V2Config {
+        id: "shuffle",
+        // The bytes it hands on keep their element structure: `typesize`
+        // stays.
+        from_v2: |cfg, typesize, _| {
+            let es = int_member(cfg, "elementsize", *typesize as i64);
+            Ok(json!({"name": SHUFFLE_NAME, "configuration": {"elementsize": es}}))
+        },
+        to_v2: |cfg| members(cfg, &["elementsize"]),
+        filter: true,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[("elementsize", "integer >= 1")],
     defaults: Some(|dtype, _| config(&[("elementsize", dtype.size().max(1).into())])),

@@ -13,7 +13,7 @@ pub const NAME: &str = "transpose";
 /// R's column-major order and read with a plain copy.
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: None,
+    v2: None,
     mode: Mode::ArrayToArray,
     schema: &[("order", "permutation of 0 to ndim - 1")],
     defaults: Some(|_, ndim| config(&[("order", (0..ndim).rev().collect::<Vec<_>>().into())])),

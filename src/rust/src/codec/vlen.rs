@@ -3,6 +3,7 @@
 //! v2. No configuration. A chunk is a u32le element count, then for each
 //! element (in C order) a u32le byte length and the UTF-8 bytes.
 
+use super::v2::V2Config;
 use super::{config, CodecSpec, Mode};
 use crate::error::{Result, ZarrError};
 
@@ -10,7 +11,14 @@ pub const NAME: &str = "vlen-utf8";
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: Some("vlen-utf8"),
+    // The object codec of Zarr v2 string arrays: metadata/v2 places it
+    // by the data type, not as a filter or compressor.
+    v2: Some(V2Config {
+        id: "vlen-utf8",
+        from_v2: |_, _, _| Ok(serde_json::json!({"name": NAME, "configuration": {}})),
+        to_v2: |_| serde_json::Map::new(),
+        filter: true,
+    }),
     mode: Mode::ArrayToBytes,
     schema: &[],
     defaults: Some(|_, _| config(&[])),

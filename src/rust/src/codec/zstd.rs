@@ -9,6 +9,7 @@
 //! back to back, and tells a checksum mismatch apart from other damage so it
 //! can follow `strict_checksums` like the crc32c codec does.
 
+use super::v2::{int_member, members, V2Config};
 use super::{config, CodecSpec, Mode};
 use super::{BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
@@ -20,7 +21,25 @@ pub const NAME: &str = "zstd";
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: Some("zstd"),
+    v2: Some(V2Config {
+        id: "zstd",
+        from_v2: |cfg, typesize, _| {
+            *typesize = 1;
+            let checksum = cfg.get("checksum").filter(|c| !c.is_null());
+            Ok(json!({"name": NAME, "configuration": {
+                "level": int_member(cfg, "level", 0),
+                "checksum": checksum.cloned().unwrap_or(Value::Bool(false))}}))
+        },
+        to_v2: |cfg| {
+            // Older numcodecs take no 'checksum': written only when set.
+            let mut out = members(cfg, &["level"]);
+            if cfg.get("checksum") == Some(&Value::Bool(true)) {
+                out.insert("checksum".into(), Value::Bool(true));
+            }
+            out
+        },
+        filter: false,
+    }),
     mode: Mode::BytesToBytes,
     schema: &[("level", "integer -131072 to 22"), ("checksum", "boolean")],
     defaults: Some(|_, _| config(&[("level", 1.into()), ("checksum", false.into())])),

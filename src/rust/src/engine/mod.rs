@@ -27,7 +27,7 @@ use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{Materialize, NaRule};
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
-use crate::store::{ByteRange, Store};
+use crate::store::{ByteRange, Store, StoreKey};
 use std::sync::Arc;
 
 /// How a read or write runs.
@@ -177,11 +177,11 @@ impl Array {
         let path = normalize_path(path)?;
         let arr = Array::from_meta(store, path, meta)?;
         for (name, text) in metadata::documents(&NodeMetadata::Array(arr.meta.clone()))? {
-            let key = if arr.path.is_empty() {
+            let key = StoreKey::from_checked(if arr.path.is_empty() {
                 name.to_string()
             } else {
                 format!("{}/{name}", arr.path)
-            };
+            });
             arr.store.set(&key, &text)?;
         }
         Ok(arr)
@@ -191,13 +191,15 @@ impl Array {
         format!("array '/{}'", self.path)
     }
 
-    pub fn chunk_key(&self, idx: &[u64]) -> String {
+    /// The store key of chunk `idx`: the array's checked path and the
+    /// encoding's digits and separators, valid by construction.
+    pub fn chunk_key(&self, idx: &[u64]) -> StoreKey {
         let k = self.meta.chunk_key_encoding.key(idx);
-        if self.path.is_empty() {
+        StoreKey::from_checked(if self.path.is_empty() {
             k
         } else {
             format!("{}/{}", self.path, k)
-        }
+        })
     }
 
     fn chunk_shape(&self) -> Vec<usize> {

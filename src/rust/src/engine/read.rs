@@ -9,7 +9,7 @@ use crate::convert::{self, Lossy, RBufMut, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::pool::run_tasks;
 use crate::selection::{DimChunk, Selection};
-use crate::store::{ByteRange, Direct};
+use crate::store::{ByteRange, Direct, StoreKey};
 
 impl Array {
     /// Read `sel` into `out`, a column-major R buffer of `sel.shape()`.
@@ -107,7 +107,7 @@ impl Array {
         }
         crate::pool::expect_items(chunks.len());
         for batch in chunks.chunks(BATCH) {
-            let keys: Vec<(String, ByteRange)> = batch
+            let keys: Vec<(StoreKey, ByteRange)> = batch
                 .iter()
                 .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
                 .collect();

@@ -12,7 +12,7 @@ use crate::convert::{Lossy, RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
-use crate::store::ByteRange;
+use crate::store::{ByteRange, StoreKey};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -168,7 +168,7 @@ impl Array {
         &self,
         sh: &Sharding,
         grid: &[usize],
-        key: &str,
+        key: &StoreKey,
         what: &str,
         cs: &[&'p Vec<&'p DimChunk>],
         opts: IoOptions,
@@ -178,7 +178,7 @@ impl Array {
         let job = |chunk, bytes| InnerFetch {
             chunk,
             bytes: std::sync::Mutex::new(bytes),
-            key: key.to_string(),
+            key: key.clone(),
         };
         let per_shard: usize = grid.iter().product();
         // Most of the shard is needed: one read of it beats many ranges.
@@ -252,7 +252,7 @@ impl Array {
         // A shard's key, its encoded inner chunks as they come, and how
         // many are still to come.
         struct Pending {
-            key: String,
+            key: StoreKey,
             slots: Vec<Mutex<Option<Vec<u8>>>>,
             left: AtomicUsize,
         }
@@ -335,7 +335,7 @@ struct InnerFetch<'p> {
     chunk: &'p Vec<&'p DimChunk>,
     // Taken (not cloned) by the task that decodes it.
     bytes: std::sync::Mutex<Option<Vec<u8>>>,
-    key: String,
+    key: StoreKey,
 }
 
 impl InnerFetch<'_> {

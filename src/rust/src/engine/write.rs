@@ -10,6 +10,7 @@ use crate::convert::{self, check_writable, RBuf, RBufPtr, Span};
 use crate::error::{try_buffer, try_repeat, Result, ZarrError};
 use crate::pool::run_tasks;
 use crate::selection::{DimChunk, Selection};
+use crate::store::StoreKey;
 use crate::words;
 
 /// An interrupt stops a write between chunks, never inside one, and every
@@ -128,7 +129,7 @@ impl Array {
     /// holds and no element needs converting: an NA would have to become
     /// the fill value. A chunk of nothing but the fill value is erased, as
     /// on the usual path. Returns false when the usual path must do it.
-    fn write_chunk_straight(&self, c: &[&DimChunk], key: &str, src: &RBufPtr) -> Result<bool> {
+    fn write_chunk_straight(&self, c: &[&DimChunk], key: &StoreKey, src: &RBufPtr) -> Result<bool> {
         let shape = self.chunk_shape();
         let Some(columns) = chunk_columns(c, &shape, &src.strides) else {
             return Ok(false);

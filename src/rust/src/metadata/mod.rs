@@ -364,7 +364,7 @@ pub fn read_node_warning(
             format!("{path}/{name}")
         }
     };
-    let get = |name: &str| store.get(&key(name), ByteRange::All);
+    let get = |name: &str| store.get(&crate::store::StoreKey::new(key(name))?, ByteRange::All);
     // Only a document that parsed is looked at again: a broken one is
     // refused with its own error.
     let warning = |name: &str, bytes: &[u8], unknown: &dyn Fn(&Value) -> Vec<String>| {
@@ -455,9 +455,13 @@ pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Val
 /// The nodes of Zarr v2 consolidated metadata (.zmetadata), as
 /// (path, node) pairs; the root is "".
 pub fn v2_consolidated_nodes(zmetadata: &[u8]) -> Result<Vec<(String, NodeMetadata)>> {
-    let map = v2::parse_consolidated(zmetadata)?;
+    v2_nodes_of(&v2::parse_consolidated(zmetadata)?)
+}
+
+/// The nodes of the `metadata` object of a `.zmetadata` document.
+fn v2_nodes_of(map: &Map<String, Value>) -> Result<Vec<(String, NodeMetadata)>> {
     let mut out = Vec::new();
-    for (key, doc) in &map {
+    for (key, doc) in map {
         let (path, kind) = match key.rsplit_once('/') {
             Some((p, k)) => (p.to_string(), k),
             None => (String::new(), key.as_str()),
@@ -483,11 +487,23 @@ pub fn v2_consolidated_nodes(zmetadata: &[u8]) -> Result<Vec<(String, NodeMetada
 /// Nodes are read one by one only when the whole document does not parse;
 /// a document without a `metadata` object is an error.
 pub fn v2_consolidated_each(zmetadata: &[u8]) -> Result<Vec<(String, Result<NodeMetadata>)>> {
-    if let Ok(nodes) = v2_consolidated_nodes(zmetadata) {
+    v2_consolidated_each_doc(serde_json::from_slice(zmetadata).ok().as_ref())
+}
+
+/// `v2_consolidated_each` of a `.zmetadata` document already parsed
+/// (None: it is not JSON), so a caller that also looks at the document
+/// parses it once.
+pub fn v2_consolidated_each_doc(
+    doc: Option<&Value>,
+) -> Result<Vec<(String, Result<NodeMetadata>)>> {
+    let whole = doc
+        .and_then(Value::as_object)
+        .and_then(|o| v2::consolidated_metadata(o).ok())
+        .and_then(|m| v2_nodes_of(m).ok());
+    if let Some(nodes) = whole {
         return Ok(nodes.into_iter().map(|(p, n)| (p, Ok(n))).collect());
     }
-    let doc: Option<Value> = serde_json::from_slice(zmetadata).ok();
-    let Some(Value::Object(meta)) = doc.as_ref().and_then(|d| d.get("metadata")) else {
+    let Some(Value::Object(meta)) = doc.and_then(|d| d.get("metadata")) else {
         return Err(ZarrError::Metadata(
             "'.zmetadata' must hold a 'metadata' object".into(),
         ));
@@ -513,10 +529,7 @@ pub fn v2_consolidated_each(zmetadata: &[u8]) -> Result<Vec<(String, Result<Node
                 .filter(|(k, _)| split(k).0 == p)
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let one = json!({"metadata": own, "zarr_consolidated_format": 1});
-            let node = serde_json::to_vec(&one)
-                .map_err(ZarrError::from)
-                .and_then(|b| v2_consolidated_nodes(&b))
+            let node = v2_nodes_of(&own)
                 .and_then(|nodes| {
                     nodes
                         .into_iter()

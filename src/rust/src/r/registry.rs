@@ -14,7 +14,7 @@ fn rz_codec_registry() -> Robj {
     guard(|| {
         let names: Vec<&str> = REGISTRY.iter().map(|s| s.name).collect();
         let modes: Vec<&str> = REGISTRY.iter().map(|s| s.mode.label()).collect();
-        let v2: Vec<Option<&str>> = REGISTRY.iter().map(|s| s.v2_id).collect();
+        let v2: Vec<Option<&str>> = REGISTRY.iter().map(|s| s.v2_id()).collect();
         let v2 = Strings::from_values(v2.into_iter().map(|v| match v {
             Some(s) => Rstr::from(s),
             None => Rstr::na(),

@@ -1,6 +1,7 @@
 //! Bindings of stores: opening each kind, and their keys and values.
 
 use super::*;
+use crate::store::{StoreKey, StorePrefix};
 
 /// @noRd
 #[extendr]
@@ -91,7 +92,7 @@ fn rz_object_url_cloud(url: &str) -> Robj {
 #[extendr]
 fn rz_store_get_versioned(h: Robj, key: &str) -> Robj {
     guard(|| {
-        Ok(match store_of(&h)?.get_versioned(key)? {
+        Ok(match store_of(&h)?.get_versioned(&StoreKey::new(key)?)? {
             Some((v, tag)) => list!(
                 value = Raw::from_bytes(&v),
                 tag = tag.map(Robj::from).unwrap_or_else(|| ().into())
@@ -113,7 +114,11 @@ fn rz_store_set_if_version(h: Robj, key: &str, value: Raw, tag: Nullable<String>
             Nullable::Null => None,
         };
         Ok(
-            match store_of(&h)?.set_if_version(key, value.as_slice(), tag.as_deref())? {
+            match store_of(&h)?.set_if_version(
+                &StoreKey::new(key)?,
+                value.as_slice(),
+                tag.as_deref(),
+            )? {
                 Some(t) => t.into(),
                 None => ().into(),
             },
@@ -136,7 +141,7 @@ fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> R
                 length: length as u64,
             },
         };
-        Ok(match store_of(&h)?.get(key, range)? {
+        Ok(match store_of(&h)?.get(&StoreKey::new(key)?, range)? {
             Some(v) => Raw::from_bytes(&v).into(),
             None => ().into(),
         })
@@ -147,7 +152,7 @@ fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> R
 #[extendr]
 fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
     guard(|| {
-        store_of(&h)?.set(key, value.as_slice())?;
+        store_of(&h)?.set(&StoreKey::new(key)?, value.as_slice())?;
         Ok(().into())
     })
 }
@@ -156,7 +161,7 @@ fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
 #[extendr]
 fn rz_store_erase(h: Robj, key: &str) -> Robj {
     guard(|| {
-        store_of(&h)?.erase(key)?;
+        store_of(&h)?.erase(&StoreKey::new(key)?)?;
         Ok(().into())
     })
 }
@@ -165,7 +170,7 @@ fn rz_store_erase(h: Robj, key: &str) -> Robj {
 #[extendr]
 fn rz_store_erase_prefix(h: Robj, prefix: &str) -> Robj {
     guard(|| {
-        store_of(&h)?.erase_prefix(prefix)?;
+        store_of(&h)?.erase_prefix(&StorePrefix::new(prefix)?)?;
         Ok(().into())
     })
 }
@@ -179,14 +184,18 @@ fn rz_store_list(h: Robj) -> Robj {
 /// @noRd
 #[extendr]
 fn rz_store_list_prefix(h: Robj, prefix: &str) -> Robj {
-    guard(|| Ok(strings(store_of(&h)?.list_prefix(prefix)?)))
+    guard(|| {
+        Ok(strings(
+            store_of(&h)?.list_prefix(&StorePrefix::new(prefix)?)?,
+        ))
+    })
 }
 
 /// @noRd
 #[extendr]
 fn rz_store_list_dir(h: Robj, prefix: &str) -> Robj {
     guard(|| {
-        let d = store_of(&h)?.list_dir(prefix)?;
+        let d = store_of(&h)?.list_dir(&StorePrefix::new(prefix)?)?;
         Ok(list!(keys = strings(d.keys), prefixes = strings(d.prefixes)).into())
     })
 }
@@ -194,14 +203,14 @@ fn rz_store_list_dir(h: Robj, prefix: &str) -> Robj {
 /// @noRd
 #[extendr]
 fn rz_store_exists(h: Robj, key: &str) -> Robj {
-    guard(|| Ok(store_of(&h)?.exists(key)?.into()))
+    guard(|| Ok(store_of(&h)?.exists(&StoreKey::new(key)?)?.into()))
 }
 
 /// @noRd
 #[extendr]
 fn rz_store_size(h: Robj, key: &str) -> Robj {
     guard(|| {
-        Ok(match store_of(&h)?.size(key)? {
+        Ok(match store_of(&h)?.size(&StoreKey::new(key)?)? {
             Some(n) => (n as f64).into(),
             None => Rfloat::na().into(),
         })

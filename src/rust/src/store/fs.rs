@@ -166,7 +166,7 @@ impl FsStore {
 
     fn check_writable(&self, what: &str, key: &str) -> Result<()> {
         if self.read_only {
-            return Err(read_only_error(self, what, key));
+            return Err(read_only_error(&self.describe(), what, key));
         }
         Ok(())
     }
@@ -330,8 +330,7 @@ fn is_missing(e: &io::Error) -> bool {
 }
 
 impl Store for FsStore {
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        validate_key(key)?;
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         let path = self.key_path(key)?;
         let Some((file, meta)) = open_regular(key, &path)? else {
             return Ok(None);
@@ -343,8 +342,11 @@ impl Store for FsStore {
     /// Reads of one open file: a value is replaced by renaming a new file
     /// over it, and an open file keeps the old one.
     #[cfg(unix)]
-    fn get_pinned<'s>(&'s self, key: &str, range: ByteRange) -> Result<Option<PinnedRead<'s>>> {
-        validate_key(key)?;
+    fn get_pinned<'s>(
+        &'s self,
+        key: &StoreKey,
+        range: ByteRange,
+    ) -> Result<Option<PinnedRead<'s>>> {
         let path = self.key_path(key)?;
         let file = match File::open(&path) {
             Ok(f) => f,
@@ -366,7 +368,7 @@ impl Store for FsStore {
         Ok(Some((first, Box::new(pinned))))
     }
 
-    fn set(&self, key: &str, value: &[u8]) -> Result<()> {
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         self.set_parts(key, &[value])
     }
 
@@ -374,8 +376,7 @@ impl Store for FsStore {
         true
     }
 
-    fn get_direct(&self, key: &str, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
-        validate_key(key)?;
+    fn get_direct(&self, key: &StoreKey, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
         let path = self.key_path(key)?;
         let Some((mut file, meta)) = open_regular(key, &path)? else {
             return Ok(Direct::Missing);
@@ -399,15 +400,13 @@ impl Store for FsStore {
         Ok(Direct::Done)
     }
 
-    fn set_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        validate_key(key)?;
+    fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
         let path = self.key_path(key)?;
         self.check_writable("write", key)?;
         self.write_value(key, &path, parts)
     }
 
-    fn erase(&self, key: &str) -> Result<()> {
-        validate_key(key)?;
+    fn erase(&self, key: &StoreKey) -> Result<()> {
         let path = self.key_path(key)?;
         self.check_writable("erase", key)?;
         self.prepare_dir(key, path.parent().unwrap_or(&self.root))?;
@@ -423,8 +422,7 @@ impl Store for FsStore {
         }
     }
 
-    fn erase_prefix(&self, prefix: &str) -> Result<()> {
-        validate_prefix(prefix)?;
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         let (dir, name) = self.prefix_path(prefix)?;
         self.check_writable("erase prefix", prefix)?;
         let remove = |path: &Path, is_dir: bool| {
@@ -479,11 +477,10 @@ impl Store for FsStore {
     }
 
     fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix("")
+        self.list_prefix(&StorePrefix::root())
     }
 
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
-        validate_prefix(prefix)?;
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let (dir, name) = self.prefix_path(prefix)?;
         let mut keys = Vec::new();
         self.walk(&dir, &prefix[..prefix.len() - name.len()], name, &mut keys)?;
@@ -491,8 +488,8 @@ impl Store for FsStore {
         Ok(keys)
     }
 
-    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        let prefix = dir_prefix(prefix)?;
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
+        let prefix = prefix.dir().into_owned();
         let (dir, _) = self.prefix_path(&prefix)?;
         let mut listing = DirListing::default();
         for (name, kind) in self.read_dir(&dir, &prefix)? {
@@ -506,12 +503,11 @@ impl Store for FsStore {
         Ok(listing)
     }
 
-    fn exists(&self, key: &str) -> Result<bool> {
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
         Ok(self.size(key)?.is_some())
     }
 
-    fn size(&self, key: &str) -> Result<Option<u64>> {
-        validate_key(key)?;
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         let path = self.key_path(key)?;
         match fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Some(m.len())),

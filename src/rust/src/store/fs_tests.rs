@@ -148,17 +148,20 @@ fn fs_keys_are_paths_below_the_root() {
     assert_eq!(get(&store, "x/y/z").unwrap(), b"external");
     // An empty folder is a prefix in list_dir, though it holds no keys.
     assert_eq!(
-        store.list_dir("").unwrap(),
+        store.list_dir_str("").unwrap(),
         listing(&[], &["empty/", "foo/", "x/"])
     );
-    assert_eq!(store.list_prefix("empty/").unwrap(), Vec::<String>::new());
+    assert_eq!(
+        store.list_prefix_str("empty/").unwrap(),
+        Vec::<String>::new()
+    );
     // erase removes folders it leaves empty, so listings match the keys.
-    store.erase("foo/bar").unwrap();
+    store.erase_str("foo/bar").unwrap();
     assert!(!dir.join("store/foo").exists());
     assert!(dir.join("store").is_dir());
-    store.erase_prefix("x/").unwrap();
+    store.erase_prefix_str("x/").unwrap();
     assert!(!dir.join("store/x").exists());
-    store.erase_prefix("").unwrap();
+    store.erase_prefix_str("").unwrap();
     assert!(dir.join("store").is_dir());
     assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
 }
@@ -168,9 +171,17 @@ fn fs_set_conflicting_with_a_folder_or_file_fails_cleanly() {
     let dir = TempDir::new("conflict");
     let store = open_rw(&dir, "store");
     set(&store, "d/x", b"x");
-    assert_kind(store.set("d", b"over a folder"), "io", "set over a folder");
+    assert_kind(
+        store.set_str("d", b"over a folder"),
+        "io",
+        "set over a folder",
+    );
     set(&store, "f", b"file");
-    assert_kind(store.set("f/x", b"below a file"), "io", "set below a file");
+    assert_kind(
+        store.set_str("f/x", b"below a file"),
+        "io",
+        "set below a file",
+    );
     assert_eq!(get(&store, "d/x").unwrap(), b"x");
     assert_eq!(get(&store, "f").unwrap(), b"file");
     assert_eq!(
@@ -188,16 +199,16 @@ fn fs_listings_skip_temporary_files() {
     fs::write(dir.join("store/.tmp-zarr-999-0"), b"partial").unwrap();
     fs::write(dir.join("store/a/.tmp-zarr-999-1"), b"partial").unwrap();
     assert_eq!(store.list().unwrap(), strings(&["a/b"]));
-    assert_eq!(store.list_dir("a/").unwrap(), listing(&["a/b"], &[]));
-    assert_eq!(store.list_dir("").unwrap(), listing(&[], &["a/"]));
+    assert_eq!(store.list_dir_str("a/").unwrap(), listing(&["a/b"], &[]));
+    assert_eq!(store.list_dir_str("").unwrap(), listing(&[], &["a/"]));
     // The names are reserved, so no key can collide with a temporary file.
     assert_kind(
-        store.set(".tmp-zarr-1", b"x"),
+        store.set_str(".tmp-zarr-1", b"x"),
         "invalid_key",
         "set temp name",
     );
     assert_kind(
-        store.get("a/.tmp-zarr-999-1", ByteRange::All),
+        store.get_str("a/.tmp-zarr-999-1", ByteRange::All),
         "invalid_key",
         "get temp name",
     );
@@ -218,7 +229,7 @@ fn fs_concurrent_sets_of_one_key_leave_a_whole_value_and_no_temp_files() {
             let store = &store;
             s.spawn(move || {
                 for _ in 0..20 {
-                    store.set("c/0/0", value).unwrap();
+                    store.set_str("c/0/0", value).unwrap();
                 }
             });
         }
@@ -245,17 +256,17 @@ fn fs_keys_cannot_escape_the_root() {
         absolute.as_str(),
         "..\\secret",
     ] {
-        assert_kind(store.get(key, ByteRange::All), "invalid_key", key);
-        assert_kind(store.get(key, ByteRange::Suffix(3)), "invalid_key", key);
-        assert_kind(store.exists(key), "invalid_key", key);
-        assert_kind(store.size(key), "invalid_key", key);
-        assert_kind(store.set(key, b"overwritten"), "invalid_key", key);
-        assert_kind(store.erase(key), "invalid_key", key);
+        assert_kind(store.get_str(key, ByteRange::All), "invalid_key", key);
+        assert_kind(store.get_str(key, ByteRange::Suffix(3)), "invalid_key", key);
+        assert_kind(store.exists_str(key), "invalid_key", key);
+        assert_kind(store.size_str(key), "invalid_key", key);
+        assert_kind(store.set_str(key, b"overwritten"), "invalid_key", key);
+        assert_kind(store.erase_str(key), "invalid_key", key);
     }
     for prefix in ["../", "a/../../", "../store/"] {
-        assert_kind(store.list_prefix(prefix), "invalid_key", prefix);
-        assert_kind(store.list_dir(prefix), "invalid_key", prefix);
-        assert_kind(store.erase_prefix(prefix), "invalid_key", prefix);
+        assert_kind(store.list_prefix_str(prefix), "invalid_key", prefix);
+        assert_kind(store.list_dir_str(prefix), "invalid_key", prefix);
+        assert_kind(store.erase_prefix_str(prefix), "invalid_key", prefix);
     }
     assert_eq!(fs::read(dir.join("secret")).unwrap(), b"outside");
     assert_eq!(files_below(dir.path()), strings(&["secret", "store/a/b"]));
@@ -282,16 +293,19 @@ fn fs_ranged_get_reads_only_the_range() {
     f.write_all(b"tail").unwrap();
     drop(f);
     assert_eq!(
-        store.get("big", ByteRange::Suffix(4)).unwrap().unwrap(),
+        store.get_str("big", ByteRange::Suffix(4)).unwrap().unwrap(),
         b"tail"
     );
     assert_eq!(
-        store.get("big", ByteRange::From(len - 2)).unwrap().unwrap(),
+        store
+            .get_str("big", ByteRange::From(len - 2))
+            .unwrap()
+            .unwrap(),
         b"il"
     );
     assert_eq!(
         store
-            .get(
+            .get_str(
                 "big",
                 ByteRange::Range {
                     offset: len - 8,
@@ -302,8 +316,8 @@ fn fs_ranged_get_reads_only_the_range() {
             .unwrap(),
         b"\0\0\0\0t"
     );
-    assert_eq!(store.size("big").unwrap(), Some(len));
-    assert!(store.get("big", ByteRange::From(len + 1)).is_err());
+    assert_eq!(store.size_str("big").unwrap(), Some(len));
+    assert!(store.get_str("big", ByteRange::From(len + 1)).is_err());
 }
 
 #[cfg(unix)]
@@ -318,7 +332,7 @@ fn fs_symlinked_files_are_keys_and_symlinked_folders_are_not_followed() {
     assert_eq!(get(&store, "link").unwrap(), b"linked");
     assert_eq!(store.list().unwrap(), strings(&["link"]));
     // Erasing everything unlinks; it does not empty the linked folder.
-    store.erase_prefix("").unwrap();
+    store.erase_prefix_str("").unwrap();
     assert_eq!(fs::read(dir.join("outside/file")).unwrap(), b"linked");
     assert_eq!(fs::read_dir(dir.join("store")).unwrap().count(), 0);
 }
@@ -334,7 +348,7 @@ fn fs_new_and_replaced_values_leave_no_temporary_files_with_every_option() {
         let store = open_with(&dir, "store", FsWriteOptions { fsync, atomic_new });
         set(&store, "c/0/0", b"new");
         set(&store, "c/0/0", b"replaced");
-        store.set_parts("c/1/0", &[b"two ", b"parts"]).unwrap();
+        store.set_parts_str("c/1/0", &[b"two ", b"parts"]).unwrap();
         assert_eq!(get(&store, "c/0/0").unwrap(), b"replaced");
         assert_eq!(get(&store, "c/1/0").unwrap(), b"two parts");
         assert_eq!(
@@ -370,7 +384,7 @@ fn fs_temporary_files_of_killed_writers_are_removed_by_the_next_write_or_erase()
     let store = open_rw(&dir, "store");
     assert_eq!(store.list().unwrap(), Vec::<String>::new());
     set(&store, "a/k", b"v");
-    store.erase("b/k").unwrap();
+    store.erase_str("b/k").unwrap();
     assert_eq!(
         files_below(&dir.join("store")),
         strings(&["a/.tmp-zarr-1-0", "a/k", "b/.tmp-zarr-1-0"])
@@ -387,26 +401,30 @@ fn fs_a_fifo_or_device_is_an_io_error_and_never_blocks() {
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
     // SAFETY: a NUL-terminated path that lives across the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-    let e = assert_kind(store.get("c", ByteRange::All), "io", "get of a FIFO");
+    let e = assert_kind(store.get_str("c", ByteRange::All), "io", "get of a FIFO");
     assert!(e.message().contains("not a regular file"), "{e}");
     assert_kind(
-        store.get("c", ByteRange::Suffix(4)),
+        store.get_str("c", ByteRange::Suffix(4)),
         "io",
         "ranged get of a FIFO",
     );
     let mut buf = [0u8; 4];
     let mut bufs = [std::io::IoSliceMut::new(&mut buf)];
     assert_kind(
-        store.get_direct("c", &mut bufs),
+        store.get_direct_str("c", &mut bufs),
         "io",
         "direct get of a FIFO",
     );
-    assert_eq!(store.size("c").unwrap(), None);
+    assert_eq!(store.size_str("c").unwrap(), None);
     std::os::unix::fs::symlink("/dev/zero", dir.join("store/zero")).unwrap();
-    assert_kind(store.get("zero", ByteRange::All), "io", "get of a device");
+    assert_kind(
+        store.get_str("zero", ByteRange::All),
+        "io",
+        "get of a device",
+    );
     // A folder is a prefix, not a key.
     set(&store, "d/x", b"x");
-    assert_eq!(store.get("d", ByteRange::All).unwrap(), None);
+    assert_eq!(store.get_str("d", ByteRange::All).unwrap(), None);
 }
 
 #[cfg(unix)]
@@ -419,12 +437,12 @@ fn fs_writes_never_follow_a_link_out_of_the_root_but_reads_do() {
     std::os::unix::fs::symlink(dir.join("outside/arr"), dir.join("store/arr")).unwrap();
     assert_eq!(get(&store, "arr/c/0").unwrap(), b"theirs");
     for (what, r) in [
-        ("set", store.set("arr/c/0", b"ours")),
-        ("set new", store.set("arr/c/1", b"ours")),
-        ("set new folder", store.set("arr/d/0", b"ours")),
-        ("erase", store.erase("arr/c/0")),
-        ("erase_prefix", store.erase_prefix("arr/c/")),
-        ("erase_prefix name", store.erase_prefix("arr/c/0")),
+        ("set", store.set_str("arr/c/0", b"ours")),
+        ("set new", store.set_str("arr/c/1", b"ours")),
+        ("set new folder", store.set_str("arr/d/0", b"ours")),
+        ("erase", store.erase_str("arr/c/0")),
+        ("erase_prefix", store.erase_prefix_str("arr/c/")),
+        ("erase_prefix name", store.erase_prefix_str("arr/c/0")),
     ] {
         let e = assert_kind(r, "invalid_key", what);
         assert!(e.message().contains("symbolic link"), "{what}: {e}");

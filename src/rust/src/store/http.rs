@@ -386,21 +386,20 @@ impl HttpStore {
     /// thread, results in their order.
     fn fetch_many(
         &self,
-        requests: &[(&str, ByteRange)],
+        requests: &[(&StoreKey, ByteRange)],
         pin: Option<&str>,
     ) -> Vec<Result<Option<Versioned>>> {
         let n = requests.len();
         let run = self.client.run(|http| async move {
             let http = &http;
-            Ok(
-                stream::iter(requests.iter().map(|&(key, range)| async move {
-                    validate_key(key)?;
-                    self.fetch(http, key, range, pin).await
-                }))
-                .buffered(self.client.options().max_concurrency)
-                .collect::<Vec<_>>()
-                .await,
+            Ok(stream::iter(
+                requests
+                    .iter()
+                    .map(|&(key, range)| async move { self.fetch(http, key, range, pin).await }),
             )
+            .buffered(self.client.options().max_concurrency)
+            .collect::<Vec<_>>()
+            .await)
         });
         match run {
             Ok(got) => got,
@@ -472,51 +471,31 @@ fn check_partial(
 }
 
 impl Store for HttpStore {
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        validate_key(key)?;
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         let got = self
             .client
             .run(|http| async move { self.fetch(&http, key, range, None).await })?;
         Ok(got.map(|(bytes, _)| bytes))
     }
 
-    fn set(&self, key: &str, _value: &[u8]) -> Result<()> {
-        validate_key(key)?;
-        Err(read_only_error(self, "write", key))
-    }
-
-    fn erase(&self, key: &str) -> Result<()> {
-        validate_key(key)?;
-        Err(read_only_error(self, "erase", key))
-    }
-
-    fn erase_prefix(&self, prefix: &str) -> Result<()> {
-        validate_prefix(prefix)?;
-        Err(read_only_error(self, "erase prefix", prefix))
-    }
-
     fn list(&self) -> Result<Vec<String>> {
         Err(self.no_listing())
     }
 
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
-        validate_prefix(prefix)?;
+    fn list_prefix(&self, _prefix: &StorePrefix) -> Result<Vec<String>> {
         Err(self.no_listing())
     }
 
-    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        validate_prefix(prefix)?;
+    fn list_dir(&self, _prefix: &StorePrefix) -> Result<DirListing> {
         Err(self.no_listing())
     }
 
-    fn exists(&self, key: &str) -> Result<bool> {
-        validate_key(key)?;
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
         self.client
             .run(|http| async move { self.exists_at(&http, key).await })
     }
 
-    fn size(&self, key: &str) -> Result<Option<u64>> {
-        validate_key(key)?;
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         let url = self.key_url(key);
         self.client
             .run(|http| async move { self.size_of(&http, key, &url).await })
@@ -534,9 +513,8 @@ impl Store for HttpStore {
         format!("HTTP store at {}", self.base)
     }
 
-    fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
-        let requests: Vec<(&str, ByteRange)> =
-            requests.iter().map(|(k, r)| (k.as_str(), *r)).collect();
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        let requests: Vec<(&StoreKey, ByteRange)> = requests.iter().map(|(k, r)| (k, *r)).collect();
         self.fetch_many(&requests, None)
             .into_iter()
             .map(|r| r.map(|v| v.map(|(bytes, _)| bytes)))
@@ -551,15 +529,18 @@ impl Store for HttpStore {
     /// they come from the same version or fail with `Conflict`. A server
     /// that gives no strong ETag cannot pin: its later ranges are read as
     /// `get` reads them.
-    fn get_pinned<'s>(&'s self, key: &str, range: ByteRange) -> Result<Option<PinnedRead<'s>>> {
-        validate_key(key)?;
+    fn get_pinned<'s>(
+        &'s self,
+        key: &StoreKey,
+        range: ByteRange,
+    ) -> Result<Option<PinnedRead<'s>>> {
         let got = self
             .client
             .run(|http| async move { self.fetch(&http, key, range, None).await })?;
         Ok(got.map(|(bytes, etag)| {
             let pinned = PinnedHttp {
                 store: self,
-                key: key.to_string(),
+                key: key.clone(),
                 etag,
             };
             (bytes, Box::new(pinned) as Box<dyn Pinned + 's>)
@@ -570,7 +551,7 @@ impl Store for HttpStore {
 /// One version of one value of an [`HttpStore`], by its ETag.
 struct PinnedHttp<'s> {
     store: &'s HttpStore,
-    key: String,
+    key: StoreKey,
     etag: Option<String>,
 }
 
@@ -595,8 +576,8 @@ impl Pinned for PinnedHttp<'_> {
     }
 
     fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
-        let requests: Vec<(&str, ByteRange)> =
-            ranges.iter().map(|r| (self.key.as_str(), *r)).collect();
+        let requests: Vec<(&StoreKey, ByteRange)> =
+            ranges.iter().map(|r| (&self.key, *r)).collect();
         self.store
             .fetch_many(&requests, self.etag.as_deref())
             .into_iter()

@@ -72,17 +72,15 @@ impl std::fmt::Debug for MemoryStore {
 }
 
 impl Store for MemoryStore {
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        validate_key(key)?;
-        let Some(value) = self.read().get(key).cloned() else {
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        let Some(value) = self.read().get(key.as_str()).cloned() else {
             return Ok(None);
         };
         let (start, end) = resolve_range(key, value.len() as u64, range)?;
         Ok(Some(value[start as usize..end as usize].to_vec()))
     }
 
-    fn set(&self, key: &str, value: &[u8]) -> Result<()> {
-        validate_key(key)?;
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         self.check_writable("write", key)?;
         // Copy before taking the lock, so other threads wait only for the insert.
         let value = Arc::new(value.to_vec());
@@ -90,15 +88,13 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn erase(&self, key: &str) -> Result<()> {
-        validate_key(key)?;
+    fn erase(&self, key: &StoreKey) -> Result<()> {
         self.check_writable("erase", key)?;
-        self.write().remove(key);
+        self.write().remove(key.as_str());
         Ok(())
     }
 
-    fn erase_prefix(&self, prefix: &str) -> Result<()> {
-        validate_prefix(prefix)?;
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         self.check_writable("erase prefix", prefix)?;
         let mut map = self.write();
         if prefix.is_empty() {
@@ -116,14 +112,13 @@ impl Store for MemoryStore {
         Ok(self.read().keys().cloned().collect())
     }
 
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
-        validate_prefix(prefix)?;
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let map = self.read();
         Ok(Self::keys_from(&map, prefix).cloned().collect())
     }
 
-    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        let prefix = dir_prefix(prefix)?;
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
+        let prefix = prefix.dir().into_owned();
         let map = self.read();
         let mut listing = DirListing::default();
         for key in Self::keys_from(&map, &prefix) {
@@ -142,14 +137,12 @@ impl Store for MemoryStore {
         Ok(listing)
     }
 
-    fn exists(&self, key: &str) -> Result<bool> {
-        validate_key(key)?;
-        Ok(self.read().contains_key(key))
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        Ok(self.read().contains_key(key.as_str()))
     }
 
-    fn size(&self, key: &str) -> Result<Option<u64>> {
-        validate_key(key)?;
-        Ok(self.read().get(key).map(|v| v.len() as u64))
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        Ok(self.read().get(key.as_str()).map(|v| v.len() as u64))
     }
 
     fn read_only(&self) -> bool {

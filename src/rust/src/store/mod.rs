@@ -9,12 +9,16 @@ use std::time::Duration;
 
 pub mod fs;
 pub mod http;
+pub mod key;
 pub mod memory;
 pub mod object;
 pub mod reference;
 
 pub use fs::FsStore;
 pub use http::HttpStore;
+#[cfg(test)]
+pub(crate) use key::StrKeys;
+pub use key::{validate_key, validate_prefix, StoreKey, StorePrefix};
 pub use memory::MemoryStore;
 pub use object::ObjectStore;
 pub use reference::RefStore;
@@ -42,28 +46,37 @@ pub struct DirListing {
 
 pub trait Store: Send + Sync {
     /// The value at `key`, or `None` if there is none.
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>>;
-    /// Store `value` at `key`, replacing what was there.
-    fn set(&self, key: &str, value: &[u8]) -> Result<()>;
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>>;
+    /// Store `value` at `key`, replacing what was there. Read-only stores
+    /// keep the default, which refuses.
+    fn set(&self, key: &StoreKey, _value: &[u8]) -> Result<()> {
+        Err(read_only_error(&self.describe(), "write", key))
+    }
     /// Store the concatenation of `parts` at `key`. Stores that write
     /// files override this to write the parts one after another, without
     /// assembling the value in memory first (a shard and its index).
-    fn set_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+    fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
         self.set(key, &parts.concat())
     }
     /// Remove `key`; removing a key that does not exist is not an error.
-    fn erase(&self, key: &str) -> Result<()>;
-    /// Remove every key that starts with `prefix`.
-    fn erase_prefix(&self, prefix: &str) -> Result<()>;
+    /// Read-only stores keep the default, which refuses.
+    fn erase(&self, key: &StoreKey) -> Result<()> {
+        Err(read_only_error(&self.describe(), "erase", key))
+    }
+    /// Remove every key that starts with `prefix`. Read-only stores keep
+    /// the default, which refuses.
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        Err(read_only_error(&self.describe(), "erase prefix", prefix))
+    }
     /// Every key in the store, sorted.
     fn list(&self) -> Result<Vec<String>>;
     /// Every key that starts with `prefix`, sorted.
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>>;
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>>;
     /// Keys and prefixes directly below `prefix` ("" or ending in "/").
-    fn list_dir(&self, prefix: &str) -> Result<DirListing>;
-    fn exists(&self, key: &str) -> Result<bool>;
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing>;
+    fn exists(&self, key: &StoreKey) -> Result<bool>;
     /// Size in bytes of the value at `key`, `None` if absent.
-    fn size(&self, key: &str) -> Result<Option<u64>>;
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>>;
     fn read_only(&self) -> bool;
     /// Whether `get` with a range reads only those bytes (not the whole value).
     fn supports_partial_reads(&self) -> bool {
@@ -73,7 +86,7 @@ pub trait Store: Send + Sync {
     fn describe(&self) -> String;
     /// Fetch several values at once. Stores with latency (HTTP) override
     /// this to fetch concurrently; the default fetches one after another.
-    fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
         requests.iter().map(|(k, r)| self.get(k, *r)).collect()
     }
     /// Whether the engine should fetch chunks with `get_many` in batches
@@ -91,7 +104,7 @@ pub trait Store: Send + Sync {
     /// that cannot (the default), and values of another length, give
     /// `Direct::NotDone`, and the caller reads the value with `get`; the
     /// buffers may then hold anything.
-    fn get_direct(&self, _key: &str, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
+    fn get_direct(&self, _key: &StoreKey, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
         Ok(Direct::NotDone)
     }
     /// Whether `set_if_version` is a real compare-and-swap here.
@@ -101,7 +114,7 @@ pub trait Store: Send + Sync {
     /// The value at `key` and a tag of its version (an object store's
     /// ETag or generation) for `set_if_version`; stores without versions
     /// give no tag.
-    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Option<String>)>> {
+    fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>> {
         Ok(self.get(key, ByteRange::All)?.map(|v| (v, None)))
     }
     /// Write `value` at `key` only if it is still at version `tag` (with
@@ -111,7 +124,7 @@ pub trait Store: Send + Sync {
     /// Stores that cannot (the default) refuse with `Unsupported`.
     fn set_if_version(
         &self,
-        key: &str,
+        key: &StoreKey,
         _value: &[u8],
         _tag: Option<&str>,
     ) -> Result<Option<String>> {
@@ -126,13 +139,17 @@ pub trait Store: Send + Sync {
     /// from. None when there is no value. The default reads later ranges
     /// with `get`, from whatever version is there then; stores that can
     /// pin a version override it.
-    fn get_pinned<'s>(&'s self, key: &str, range: ByteRange) -> Result<Option<PinnedRead<'s>>> {
+    fn get_pinned<'s>(
+        &'s self,
+        key: &StoreKey,
+        range: ByteRange,
+    ) -> Result<Option<PinnedRead<'s>>> {
         Ok(self.get(key, range)?.map(|b| {
             (
                 b,
                 Box::new(Latest {
                     store: self,
-                    key: key.to_string(),
+                    key: key.clone(),
                 }) as Box<dyn Pinned>,
             )
         }))
@@ -156,7 +173,7 @@ pub trait Pinned: Send + Sync {
 /// The default `Pinned`: whatever version the store holds at each read.
 struct Latest<'s, S: Store + ?Sized> {
     store: &'s S,
-    key: String,
+    key: StoreKey,
 }
 
 impl<S: Store + ?Sized> Latest<'_, S> {
@@ -174,7 +191,7 @@ impl<S: Store + ?Sized> Pinned for Latest<'_, S> {
 
     /// The store's own batches, concurrent where the store has latency.
     fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
-        let requests: Vec<(String, ByteRange)> =
+        let requests: Vec<(StoreKey, ByteRange)> =
             ranges.iter().map(|r| (self.key.clone(), *r)).collect();
         self.store
             .get_many(&requests)
@@ -193,49 +210,6 @@ pub enum Direct {
     Missing,
     /// Nothing usable was read; read the value with `get`.
     NotDone,
-}
-
-/// Refuse keys that could escape a store root or are not portable:
-/// empty segments, `.`/`..` segments, absolute paths, backslashes and NUL.
-pub fn validate_key(key: &str) -> Result<()> {
-    let bad = |why: &str| {
-        Err(ZarrError::InvalidKey(format!(
-            "invalid key '{}': {why}",
-            key.escape_debug()
-        )))
-    };
-    if key.is_empty() {
-        return bad("empty key");
-    }
-    if key.starts_with('/') {
-        return bad("keys are relative, they cannot start with '/'");
-    }
-    if key.contains('\\') {
-        return bad("backslashes are not allowed");
-    }
-    if key.contains('\0') {
-        return bad("NUL characters are not allowed");
-    }
-    for seg in key.split('/') {
-        if seg.is_empty() {
-            return bad("empty path segment");
-        }
-        if seg == "." || seg == ".." {
-            return bad("'.' and '..' segments are not allowed");
-        }
-    }
-    Ok(())
-}
-
-/// A prefix is "" or a valid key followed by "/".
-pub fn validate_prefix(prefix: &str) -> Result<()> {
-    if prefix.is_empty() {
-        return Ok(());
-    }
-    match prefix.strip_suffix('/') {
-        Some(p) => validate_key(p),
-        None => validate_key(prefix),
-    }
 }
 
 /// Cut `data` to `range`; out-of-bounds ranges are an error naming `key`.
@@ -279,24 +253,23 @@ pub fn resolve_range(key: &str, len: u64, range: ByteRange) -> Result<(u64, u64)
     }
 }
 
-/// The error of a write, erase or erase prefix (`what`) refused by a
-/// read-only store.
-pub(crate) fn read_only_error(store: &dyn Store, what: &str, key: &str) -> ZarrError {
-    ZarrError::ReadOnly(format!(
-        "cannot {what} '{key}': {} is read-only",
-        store.describe()
-    ))
+/// The error of a write, erase or erase prefix (`what`) refused by the
+/// read-only store `described`.
+pub(crate) fn read_only_error(described: &str, what: &str, key: &str) -> ZarrError {
+    ZarrError::ReadOnly(format!("cannot {what} '{key}': {described} is read-only"))
 }
 
-/// The folder `list_dir(prefix)` lists, ending in "/" unless it is the
-/// root: every store lists "a" as the folder "a", as it does "a/".
-pub(crate) fn dir_prefix(prefix: &str) -> Result<String> {
-    validate_prefix(prefix)?;
-    Ok(if prefix.is_empty() || prefix.ends_with('/') {
-        prefix.to_string()
-    } else {
-        format!("{prefix}/")
-    })
+/// rustls needs one process-wide crypto provider before the first TLS
+/// connection; the HTTP and object stores both install ring, which the
+/// object stores' request signing links anyway, so no second
+/// implementation is built.
+pub(crate) fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Another library of the process may have installed one already;
+        // either serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// `fetch(0)` to `fetch(n - 1)` on up to `workers` scoped threads, results

@@ -35,13 +35,13 @@ pub const BAD_PREFIXES: &[&str] = &[
 
 pub(crate) fn get(store: &dyn Store, key: &str) -> Option<Vec<u8>> {
     store
-        .get(key, ByteRange::All)
+        .get_str(key, ByteRange::All)
         .unwrap_or_else(|e| panic!("get '{key}': {e}"))
 }
 
 pub(crate) fn set(store: &dyn Store, key: &str, value: &[u8]) {
     store
-        .set(key, value)
+        .set_str(key, value)
         .unwrap_or_else(|e| panic!("set '{key}': {e}"));
 }
 
@@ -80,7 +80,7 @@ pub(crate) fn assert_kind<T: std::fmt::Debug>(r: Result<T>, kind: &str, what: &s
 
 /// Leave the store as every check expects to find it: empty.
 fn clear(store: &dyn Store) {
-    store.erase_prefix("").unwrap();
+    store.erase_prefix_str("").unwrap();
     assert_eq!(
         store.list().unwrap(),
         Vec::<String>::new(),
@@ -126,7 +126,7 @@ pub fn check_round_trip(store: &dyn Store) {
 
     // A value written in parts is their concatenation, replacing the old.
     store
-        .set_parts("g/arr/c/0/1", &[b"head", b"", &bytes[..10], b"tail"])
+        .set_parts_str("g/arr/c/0/1", &[b"head", b"", &bytes[..10], b"tail"])
         .unwrap();
     let mut want = b"head".to_vec();
     want.extend_from_slice(&bytes[..10]);
@@ -159,10 +159,13 @@ pub fn check_round_trip(store: &dyn Store) {
 pub fn check_missing(store: &dyn Store) {
     assert_eq!(get(store, "nothing"), None);
     assert_eq!(get(store, "no/such/key"), None);
-    assert_eq!(store.get("nothing", ByteRange::Suffix(4)).unwrap(), None);
+    assert_eq!(
+        store.get_str("nothing", ByteRange::Suffix(4)).unwrap(),
+        None
+    );
     assert_eq!(
         store
-            .get(
+            .get_str(
                 "nothing",
                 ByteRange::Range {
                     offset: 100,
@@ -172,15 +175,15 @@ pub fn check_missing(store: &dyn Store) {
             .unwrap(),
         None
     );
-    assert!(!store.exists("nothing").unwrap());
-    assert_eq!(store.size("nothing").unwrap(), None);
+    assert!(!store.exists_str("nothing").unwrap());
+    assert_eq!(store.size_str("nothing").unwrap(), None);
 
     // "d" is only a prefix of "d/x", not a key.
     set(store, "d/x", b"x");
     assert_eq!(get(store, "d"), None);
-    assert!(!store.exists("d").unwrap());
-    assert_eq!(store.size("d").unwrap(), None);
-    store.erase("d").unwrap();
+    assert!(!store.exists_str("d").unwrap());
+    assert_eq!(store.size_str("d").unwrap(), None);
+    store.erase_str("d").unwrap();
     assert_eq!(
         get(store, "d/x").unwrap(),
         b"x",
@@ -188,10 +191,10 @@ pub fn check_missing(store: &dyn Store) {
     );
     // Below an existing key there is nothing.
     assert_eq!(get(store, "d/x/y"), None);
-    assert!(!store.exists("d/x/y").unwrap());
-    assert_eq!(store.size("d/x/y").unwrap(), None);
-    store.erase("d/x/y").unwrap();
-    assert_eq!(store.list_prefix("d/x/").unwrap(), Vec::<String>::new());
+    assert!(!store.exists_str("d/x/y").unwrap());
+    assert_eq!(store.size_str("d/x/y").unwrap(), None);
+    store.erase_str("d/x/y").unwrap();
+    assert_eq!(store.list_prefix_str("d/x/").unwrap(), Vec::<String>::new());
     clear(store);
 }
 
@@ -210,7 +213,7 @@ pub fn check_range_reads(store: &dyn Store) {
     let value: Vec<u8> = (0..100).collect();
     let ok = |range: ByteRange, want: &[u8]| {
         let got = store
-            .get("r", range)
+            .get_str("r", range)
             .unwrap_or_else(|e| panic!("{range:?}: {e}"));
         assert_eq!(got.as_deref(), Some(want), "{range:?}");
     };
@@ -278,16 +281,22 @@ pub fn check_range_reads(store: &dyn Store) {
         ByteRange::Suffix(101),
     ] {
         let want = resolve_range("r", 100, range).unwrap_err();
-        let got = store.get("r", range).unwrap_err();
+        let got = store.get_str("r", range).unwrap_err();
         assert_eq!(got, want, "{range:?}");
         assert!(got.message().contains("'r'"), "{got}");
     }
 
-    assert_eq!(store.get("e", ByteRange::Suffix(0)).unwrap(), Some(vec![]));
-    assert_eq!(store.get("e", ByteRange::From(0)).unwrap(), Some(vec![]));
-    assert!(store.get("e", ByteRange::Suffix(1)).is_err());
+    assert_eq!(
+        store.get_str("e", ByteRange::Suffix(0)).unwrap(),
+        Some(vec![])
+    );
+    assert_eq!(
+        store.get_str("e", ByteRange::From(0)).unwrap(),
+        Some(vec![])
+    );
+    assert!(store.get_str("e", ByteRange::Suffix(1)).is_err());
     assert!(store
-        .get(
+        .get_str(
             "e",
             ByteRange::Range {
                 offset: 0,
@@ -304,20 +313,20 @@ pub fn check_range_reads(store: &dyn Store) {
             length: 0,
         },
     ] {
-        assert_eq!(store.get("missing", range).unwrap(), None, "{range:?}");
+        assert_eq!(store.get_str("missing", range).unwrap(), None, "{range:?}");
     }
 }
 
 pub fn check_erase(store: &dyn Store) {
     set_all(store, &["a/b", "a/bc", "a/b.json", "x"]);
-    store.erase("a/b").unwrap();
+    store.erase_str("a/b").unwrap();
     assert_eq!(get(store, "a/b"), None);
-    assert!(!store.exists("a/b").unwrap());
+    assert!(!store.exists_str("a/b").unwrap());
     assert_eq!(store.list().unwrap(), strings(&["a/b.json", "a/bc", "x"]));
     // Erasing what is not there is not an error, twice over.
-    store.erase("a/b").unwrap();
-    store.erase("never/was").unwrap();
-    store.erase("x").unwrap();
+    store.erase_str("a/b").unwrap();
+    store.erase_str("never/was").unwrap();
+    store.erase_str("x").unwrap();
     assert_eq!(store.list().unwrap(), strings(&["a/b.json", "a/bc"]));
     // A key can be written again after it was erased.
     set(store, "a/b", b"again");
@@ -337,27 +346,27 @@ pub fn check_erase_prefix(store: &dyn Store) {
         "zarr.json",
     ];
     set_all(store, &keys);
-    store.erase_prefix("a/c/").unwrap();
+    store.erase_prefix_str("a/c/").unwrap();
     assert_eq!(
         store.list().unwrap(),
         sorted(&["a/b", "a/c.json", "ab", "a.json", "b/x", "zarr.json"])
     );
     // "a/" is not "a": "ab" and "a.json" stay.
-    store.erase_prefix("a/").unwrap();
+    store.erase_prefix_str("a/").unwrap();
     assert_eq!(
         store.list().unwrap(),
         sorted(&["ab", "a.json", "b/x", "zarr.json"])
     );
-    store.erase_prefix("missing/").unwrap();
-    store.erase_prefix("a/").unwrap();
+    store.erase_prefix_str("missing/").unwrap();
+    store.erase_prefix_str("a/").unwrap();
     // A prefix without "/" is a plain string prefix.
     set_all(store, &["a/b", "a/c/d"]);
-    store.erase_prefix("a").unwrap();
+    store.erase_prefix_str("a").unwrap();
     assert_eq!(store.list().unwrap(), sorted(&["b/x", "zarr.json"]));
     // A prefix below a key is empty: nothing goes.
-    store.erase_prefix("zarr.json/").unwrap();
+    store.erase_prefix_str("zarr.json/").unwrap();
     assert_eq!(store.list().unwrap(), sorted(&["b/x", "zarr.json"]));
-    store.erase_prefix("").unwrap();
+    store.erase_prefix_str("").unwrap();
     assert_eq!(store.list().unwrap(), Vec::<String>::new());
     // The store still works after being emptied.
     set(store, "after/clear", b"1");
@@ -400,9 +409,9 @@ pub fn check_list(store: &dyn Store) {
             "zarr.json"
         ])
     );
-    assert_eq!(store.list_prefix("").unwrap(), all);
+    assert_eq!(store.list_prefix_str("").unwrap(), all);
     assert_eq!(
-        store.list_prefix("a/").unwrap(),
+        store.list_prefix_str("a/").unwrap(),
         strings(&[
             "a/b/zarr.json",
             "a/c/0/0",
@@ -412,18 +421,21 @@ pub fn check_list(store: &dyn Store) {
         ])
     );
     assert_eq!(
-        store.list_prefix("a/c/0/").unwrap(),
+        store.list_prefix_str("a/c/0/").unwrap(),
         strings(&["a/c/0/0", "a/c/0/1"])
     );
-    assert_eq!(store.list_prefix("missing/").unwrap(), Vec::<String>::new());
-    assert_eq!(store.list_prefix("ab/").unwrap(), Vec::<String>::new());
     assert_eq!(
-        store.list_prefix("zarr.json/").unwrap(),
+        store.list_prefix_str("missing/").unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(store.list_prefix_str("ab/").unwrap(), Vec::<String>::new());
+    assert_eq!(
+        store.list_prefix_str("zarr.json/").unwrap(),
         Vec::<String>::new()
     );
     // Without a trailing "/" a prefix matches the start of a name.
     assert_eq!(
-        store.list_prefix("a").unwrap(),
+        store.list_prefix_str("a").unwrap(),
         strings(&[
             "a-b",
             "a.b",
@@ -436,39 +448,45 @@ pub fn check_list(store: &dyn Store) {
         ])
     );
     assert_eq!(
-        store.list_prefix("a/c/0").unwrap(),
+        store.list_prefix_str("a/c/0").unwrap(),
         strings(&["a/c/0/0", "a/c/0/1"])
     );
     clear(store);
 }
 
 pub fn check_list_dir(store: &dyn Store) {
-    assert_eq!(store.list_dir("").unwrap(), DirListing::default());
+    assert_eq!(store.list_dir_str("").unwrap(), DirListing::default());
     set_all(store, TREE);
     assert_eq!(
-        store.list_dir("").unwrap(),
+        store.list_dir_str("").unwrap(),
         listing(&["B", "a-b", "a.b", "ab", "zarr.json"], &["a/"])
     );
     assert_eq!(
-        store.list_dir("a/").unwrap(),
+        store.list_dir_str("a/").unwrap(),
         listing(&["a/zarr.json"], &["a/b/", "a/c/"])
     );
     assert_eq!(
-        store.list_dir("a/c/").unwrap(),
+        store.list_dir_str("a/c/").unwrap(),
         listing(&[], &["a/c/0/", "a/c/1/"])
     );
     assert_eq!(
-        store.list_dir("a/c/0/").unwrap(),
+        store.list_dir_str("a/c/0/").unwrap(),
         listing(&["a/c/0/0", "a/c/0/1"], &[])
     );
     assert_eq!(
-        store.list_dir("a/b/").unwrap(),
+        store.list_dir_str("a/b/").unwrap(),
         listing(&["a/b/zarr.json"], &[])
     );
-    assert_eq!(store.list_dir("missing/").unwrap(), DirListing::default());
-    assert_eq!(store.list_dir("a.b/").unwrap(), DirListing::default());
+    assert_eq!(
+        store.list_dir_str("missing/").unwrap(),
+        DirListing::default()
+    );
+    assert_eq!(store.list_dir_str("a.b/").unwrap(), DirListing::default());
     // "a" names the same folder as "a/".
-    assert_eq!(store.list_dir("a").unwrap(), store.list_dir("a/").unwrap());
+    assert_eq!(
+        store.list_dir_str("a").unwrap(),
+        store.list_dir_str("a/").unwrap()
+    );
     clear(store);
 }
 
@@ -477,14 +495,14 @@ pub fn check_exists_and_size(store: &dyn Store) {
     set(store, "s/five", b"12345");
     set(store, "s/big", &vec![7u8; 123_457]);
     for (key, size) in [("s/zero", 0), ("s/five", 5), ("s/big", 123_457)] {
-        assert!(store.exists(key).unwrap(), "{key}");
-        assert_eq!(store.size(key).unwrap(), Some(size), "{key}");
+        assert!(store.exists_str(key).unwrap(), "{key}");
+        assert_eq!(store.size_str(key).unwrap(), Some(size), "{key}");
     }
-    assert!(!store.exists("s/six").unwrap());
-    assert_eq!(store.size("s/six").unwrap(), None);
-    store.erase("s/five").unwrap();
-    assert!(!store.exists("s/five").unwrap());
-    assert_eq!(store.size("s/five").unwrap(), None);
+    assert!(!store.exists_str("s/six").unwrap());
+    assert_eq!(store.size_str("s/six").unwrap(), None);
+    store.erase_str("s/five").unwrap();
+    assert!(!store.exists_str("s/five").unwrap());
+    assert_eq!(store.size_str("s/five").unwrap(), None);
     clear(store);
 }
 
@@ -492,31 +510,35 @@ pub fn check_invalid_keys(store: &dyn Store) {
     set(store, "a/b", b"keep");
     for &key in BAD_KEYS {
         let what = |m: &str| format!("{m}({:?})", key);
-        let e = assert_kind(store.get(key, ByteRange::All), "invalid_key", &what("get"));
+        let e = assert_kind(
+            store.get_str(key, ByteRange::All),
+            "invalid_key",
+            &what("get"),
+        );
         assert!(
             e.message().contains(&key.escape_debug().to_string()),
             "message does not name the key: {e}"
         );
         assert_kind(
-            store.get(key, ByteRange::Suffix(1)),
+            store.get_str(key, ByteRange::Suffix(1)),
             "invalid_key",
             &what("get suffix"),
         );
-        assert_kind(store.set(key, b"x"), "invalid_key", &what("set"));
-        assert_kind(store.erase(key), "invalid_key", &what("erase"));
-        assert_kind(store.exists(key), "invalid_key", &what("exists"));
-        assert_kind(store.size(key), "invalid_key", &what("size"));
+        assert_kind(store.set_str(key, b"x"), "invalid_key", &what("set"));
+        assert_kind(store.erase_str(key), "invalid_key", &what("erase"));
+        assert_kind(store.exists_str(key), "invalid_key", &what("exists"));
+        assert_kind(store.size_str(key), "invalid_key", &what("size"));
     }
     for &prefix in BAD_PREFIXES {
         let what = |m: &str| format!("{m}({:?})", prefix);
         assert_kind(
-            store.list_prefix(prefix),
+            store.list_prefix_str(prefix),
             "invalid_key",
             &what("list_prefix"),
         );
-        assert_kind(store.list_dir(prefix), "invalid_key", &what("list_dir"));
+        assert_kind(store.list_dir_str(prefix), "invalid_key", &what("list_dir"));
         assert_kind(
-            store.erase_prefix(prefix),
+            store.erase_prefix_str(prefix),
             "invalid_key",
             &what("erase_prefix"),
         );
@@ -564,22 +586,22 @@ pub fn check_read_only(store: &dyn Store, key: &str, value: &[u8]) {
     assert!(store.read_only());
     assert_eq!(get(store, key).unwrap(), value);
     let before = store.list().unwrap();
-    let e = assert_kind(store.set(key, b"changed"), "read_only", "set");
+    let e = assert_kind(store.set_str(key, b"changed"), "read_only", "set");
     assert!(
         e.message().contains(key),
         "message does not name the key: {e}"
     );
-    assert_kind(store.set("new/key", b"x"), "read_only", "set new");
-    assert_kind(store.erase(key), "read_only", "erase");
-    assert_kind(store.erase("not/there"), "read_only", "erase missing");
-    assert_kind(store.erase_prefix(""), "read_only", "erase_prefix all");
-    assert_kind(store.erase_prefix("a/"), "read_only", "erase_prefix");
+    assert_kind(store.set_str("new/key", b"x"), "read_only", "set new");
+    assert_kind(store.erase_str(key), "read_only", "erase");
+    assert_kind(store.erase_str("not/there"), "read_only", "erase missing");
+    assert_kind(store.erase_prefix_str(""), "read_only", "erase_prefix all");
+    assert_kind(store.erase_prefix_str("a/"), "read_only", "erase_prefix");
     // Keys are still checked first.
-    assert_kind(store.set("../x", b"x"), "invalid_key", "set bad key");
+    assert_kind(store.set_str("../x", b"x"), "invalid_key", "set bad key");
     assert_eq!(get(store, key).unwrap(), value);
     assert_eq!(store.list().unwrap(), before);
-    assert!(store.exists(key).unwrap());
-    assert_eq!(store.size(key).unwrap(), Some(value.len() as u64));
+    assert!(store.exists_str(key).unwrap());
+    assert_eq!(store.size_str(key).unwrap(), Some(value.len() as u64));
 }
 
 // --- memory store ----------------------------------------------------------
@@ -597,7 +619,7 @@ fn memory_store_read_only_refuses_writes() {
     set(&store, "a/b", b"value");
     check_read_only(&store.into_read_only(), "a/b", b"value");
     let empty = MemoryStore::new(true);
-    assert_kind(empty.set("k", b"v"), "read_only", "set");
+    assert_kind(empty.set_str("k", b"v"), "read_only", "set");
     assert_eq!(empty.list().unwrap(), Vec::<String>::new());
 }
 
@@ -605,7 +627,7 @@ fn memory_store_read_only_refuses_writes() {
 fn memory_store_is_shareable_across_threads() {
     let store: std::sync::Arc<dyn Store> = std::sync::Arc::new(MemoryStore::new(false));
     let s2 = store.clone();
-    std::thread::spawn(move || s2.set("k", b"v").unwrap())
+    std::thread::spawn(move || s2.set_str("k", b"v").unwrap())
         .join()
         .unwrap();
     assert_eq!(get(&*store, "k").unwrap(), b"v");

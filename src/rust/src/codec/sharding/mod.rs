@@ -29,7 +29,7 @@ pub const NAME: &str = "sharding_indexed";
 
 pub const SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2_id: None,
+    v2: None,
     mode: Mode::ArrayToBytes,
     schema: &[
         ("chunk_shape", "inner chunk shape"),

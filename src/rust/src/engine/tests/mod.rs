@@ -11,7 +11,7 @@ use crate::convert::{self, is_na_real, RBuf, RBufMut, NA_INTEGER};
 use crate::dtype::RType;
 use crate::selection::DimSelection;
 use crate::selection::Selection;
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, StrKeys};
 use serde_json::{json, Value};
 
 fn meta(doc: Value) -> ArrayMetadata {
@@ -67,11 +67,11 @@ fn sharded(location: &str) -> Value {
 /// Every stored key and its bytes, in key order.
 fn stored(store: &Arc<dyn Store>, prefix: &str) -> Vec<(String, Vec<u8>)> {
     store
-        .list_prefix(prefix)
+        .list_prefix_str(prefix)
         .unwrap()
         .into_iter()
         .map(|k| {
-            let v = store.get(&k, ByteRange::All).unwrap().unwrap();
+            let v = store.get_str(&k, ByteRange::All).unwrap().unwrap();
             (k, v)
         })
         .collect()
@@ -128,7 +128,7 @@ fn c_order_chunks_hold_row_major_bytes() {
         opts(1),
     )
     .unwrap();
-    let raw = store.get("c/0/0", ByteRange::All).unwrap().unwrap();
+    let raw = store.get_str("c/0/0", ByteRange::All).unwrap().unwrap();
     let vals: Vec<i32> = raw
         .chunks(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -155,7 +155,7 @@ fn missing_chunks_read_as_na_and_fill_chunks_are_erased() {
     assert!(out.iter().all(|&v| v == NA_INTEGER));
     a.write(&range_sel(&[(0, 1), (0, 1)]), &RBuf::Integer(&[5]), opts(1))
         .unwrap();
-    assert!(store.exists("a/c/0/0").unwrap());
+    assert!(store.exists_str("a/c/0/0").unwrap());
     a.read(
         &Selection::all(&[4, 4]),
         &mut RBufMut::Integer(&mut out),
@@ -171,7 +171,7 @@ fn missing_chunks_read_as_na_and_fill_chunks_are_erased() {
         opts(1),
     )
     .unwrap();
-    assert!(!store.exists("a/c/0/0").unwrap());
+    assert!(!store.exists_str("a/c/0/0").unwrap());
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn zero_d_arrays_use_key_c() {
     .unwrap();
     a.write(&Selection::all(&[]), &RBuf::Double(&[3.25]), opts(1))
         .unwrap();
-    assert!(store.exists("z/c").unwrap());
+    assert!(store.exists_str("z/c").unwrap());
     let mut out = vec![0f64; 1];
     a.read(
         &Selection::all(&[]),
@@ -299,7 +299,7 @@ fn bad_input_gives_classed_errors_naming_the_array_or_chunk() {
         .unwrap_err();
     assert_eq!(e.kind(), "selection");
     assert!(e.message().contains("array '/e'"));
-    store.set("e/c/1", b"not gzip at all").unwrap();
+    store.set_str("e/c/1", b"not gzip at all").unwrap();
     let e = a
         .read(
             &Selection::all(&[4]),
@@ -332,7 +332,7 @@ fn a_truncated_chunk_is_corrupt() {
         meta(doc("float64", &[4], &[4], json!(0.0), codecs)),
     )
     .unwrap();
-    store.set("t/c/0", &[0u8; 20]).unwrap();
+    store.set_str("t/c/0", &[0u8; 20]).unwrap();
     let e = a
         .read(
             &Selection::all(&[4]),

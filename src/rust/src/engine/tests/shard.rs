@@ -35,7 +35,7 @@ fn sharded_arrays_round_trip_and_read_any_region() {
         a.write(&Selection::all(&[9, 13]), &RBuf::Integer(&data), opts(2))
             .unwrap();
         // 3 x 3 shards, edge shards included
-        assert_eq!(store.list_prefix("s/c/").unwrap().len(), 9);
+        assert_eq!(store.list_prefix_str("s/c/").unwrap().len(), 9);
         for threads in [1, 2] {
             assert_eq!(read_all_ints(&a, &[9, 13], threads), data, "{location}");
             // a small region: partial reads of one inner chunk
@@ -67,11 +67,11 @@ fn whole_shards_of_fill_are_not_stored() {
     for (i, v) in data.iter_mut().enumerate().skip(48) {
         *v = i as i32;
     }
-    store.set("f/c/1/0", b"stale").unwrap();
+    store.set_str("f/c/1/0", b"stale").unwrap();
     a.write(&Selection::all(&[8, 12]), &RBuf::Integer(&data), opts(2))
         .unwrap();
     assert_eq!(
-        store.list_prefix("f/c/").unwrap(),
+        store.list_prefix_str("f/c/").unwrap(),
         vec!["f/c/0/0", "f/c/0/1", "f/c/1/1"]
     );
     let mut out = vec![0i32; 96];
@@ -87,8 +87,8 @@ fn whole_shards_of_fill_are_not_stored() {
         .collect();
     assert_eq!(out, want);
     // shard (0, 0) holds one inner chunk of its four: the index plus one
-    let shard = store.get("f/c/0/0", ByteRange::All).unwrap().unwrap();
-    let alone = store.get("f/c/0/1", ByteRange::All).unwrap().unwrap();
+    let shard = store.get_str("f/c/0/0", ByteRange::All).unwrap().unwrap();
+    let alone = store.get_str("f/c/0/1", ByteRange::All).unwrap().unwrap();
     assert!(shard.len() < alone.len());
 }
 
@@ -154,7 +154,7 @@ fn missing_shards_and_inner_chunks_read_as_na() {
     a.write(&range_sel(&[(0, 1), (0, 1)]), &RBuf::Integer(&[7]), opts(1))
         .unwrap();
     assert_eq!(
-        store.list_prefix("m/c/").unwrap(),
+        store.list_prefix_str("m/c/").unwrap(),
         vec!["m/c/0/0".to_string()]
     );
     let mut out = vec![0i32; 96];
@@ -183,10 +183,10 @@ fn a_bad_shard_index_is_a_classed_error_naming_the_shard() {
         opts(1),
     )
     .unwrap();
-    let mut shard = store.get("b/c/0/0", ByteRange::All).unwrap().unwrap();
+    let mut shard = store.get_str("b/c/0/0", ByteRange::All).unwrap().unwrap();
     let n = shard.len();
     shard[n - 8] ^= 1;
-    store.set("b/c/0/0", &shard).unwrap();
+    store.set_str("b/c/0/0", &shard).unwrap();
     let e = a
         .read(
             &range_sel(&[(0, 1), (0, 1)]),
@@ -203,9 +203,9 @@ fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
     let dir = std::env::temp_dir().join(format!("zarr-engine-pinned-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let store = crate::store::FsStore::open(dir.to_str().unwrap(), false, true).unwrap();
-    store.set("a/c/0", b"old index|old chunk").unwrap();
+    store.set_str("a/c/0", b"old index|old chunk").unwrap();
     let (first, pinned) = store
-        .get_pinned(
+        .get_pinned_str(
             "a/c/0",
             ByteRange::Range {
                 offset: 0,
@@ -216,7 +216,9 @@ fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
         .unwrap();
     assert_eq!(first, b"old index");
     // A rewrite with another layout, as a writer makes while we read.
-    store.set("a/c/0", b"new index|new chunk, longer").unwrap();
+    store
+        .set_str("a/c/0", b"new index|new chunk, longer")
+        .unwrap();
     let later = pinned
         .get(ByteRange::Range {
             offset: 10,
@@ -224,7 +226,10 @@ fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
         })
         .unwrap();
     assert_eq!(later, b"old chunk");
-    assert!(store.get_pinned("a/c/9", ByteRange::All).unwrap().is_none());
+    assert!(store
+        .get_pinned_str("a/c/9", ByteRange::All)
+        .unwrap()
+        .is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -134,7 +134,7 @@ fn a_plain_chunk_of_the_wrong_length_on_disk_is_corrupt() {
     )
     .unwrap();
     for len in [20usize, 32 * 2 * 8 + 8] {
-        store.set("t/c/0/0", &vec![0u8; len]).unwrap();
+        store.set_str("t/c/0/0", &vec![0u8; len]).unwrap();
         let e = a
             .read(
                 &Selection::all(&[64, 2]),

@@ -46,15 +46,23 @@ fn sharded_string_arrays_round_trip_with_partial_writes_and_holes() {
             want[i + 5 * j] = None;
         }
     }
-    assert!(!store.exists("t/c/0/1").unwrap());
+    assert!(!store.exists_str("t/c/0/1").unwrap());
     // One inner chunk of shard (0, 0) becomes NA: the shard stays, smaller.
-    let before = store.get("t/c/0/0", ByteRange::All).unwrap().unwrap().len();
+    let before = store
+        .get_str("t/c/0/0", ByteRange::All)
+        .unwrap()
+        .unwrap()
+        .len();
     a.write_strings(&range_sel(&[(2, 2), (0, 2)]), &[None; 4], opts(1))
         .unwrap();
     for (i, j) in [(2, 0), (3, 0), (2, 1), (3, 1)] {
         want[i + 5 * j] = None;
     }
-    let after = store.get("t/c/0/0", ByteRange::All).unwrap().unwrap().len();
+    let after = store
+        .get_str("t/c/0/0", ByteRange::All)
+        .unwrap()
+        .unwrap()
+        .len();
     assert!(after < before, "{after} < {before}");
     // A partial write into a shard keeps the rest of it.
     a.write_strings(
@@ -105,7 +113,7 @@ fn fixed_width_strings_read_empty_as_empty_and_refuse_na_and_long_values() {
         a.write_strings(&all, &values, opts(2)).unwrap();
         let got = strings_of(&a, &all);
         assert_eq!(got, values.map(|v| v.map(str::to_owned)), "{dtype}");
-        let stored = store.list_prefix("f/").unwrap();
+        let stored = store.list_prefix_str("f/").unwrap();
         // NA and a value too long are refused before anything is written.
         let e = a
             .write_strings(
@@ -135,11 +143,11 @@ fn fixed_width_strings_read_empty_as_empty_and_refuse_na_and_long_values() {
             e.message()
         );
         assert_eq!(strings_of(&a, &all), got);
-        assert_eq!(store.list_prefix("f/").unwrap(), stored);
+        assert_eq!(store.list_prefix_str("f/").unwrap(), stored);
         // Writing "" everywhere erases the chunks (all fill).
         a.write_strings(&all, &[Some(""); 6], opts(1)).unwrap();
         assert_eq!(
-            store.list_prefix("f/").unwrap(),
+            store.list_prefix_str("f/").unwrap(),
             vec!["f/.zarray".to_string(), "f/.zattrs".to_string()]
         );
     }

@@ -4,19 +4,13 @@
 
 use super::document::*;
 use super::*;
-use crate::codec::{ArrayToBytes, CodecChain};
-
-fn int_member(cfg: &Map<String, Value>, key: &str, default: i64) -> Value {
-    cfg.get(key)
-        .filter(|v| !v.is_null())
-        .cloned()
-        .unwrap_or_else(|| Value::from(default))
-}
+use crate::codec::v2::V2Config;
+use crate::codec::{self, vlen, ArrayToBytes, CodecChain};
 
 /// One numcodecs configuration (`{"id": ..., ...}`, the compressor or a
-/// filter) -> a codec entry of the chain. `typesize` is the item size of
-/// the buffer this codec receives (numcodecs gives it to blosc) and is
-/// updated to that of its output.
+/// filter) -> a codec entry of the chain, by the codec that has that id.
+/// `typesize` is the item size of the buffer this codec receives
+/// (numcodecs gives it to blosc) and is updated to that of its output.
 fn codec_from_numcodecs(v: &Value, typesize: &mut usize, role: &str) -> Result<Value> {
     let cfg = v.as_object().ok_or_else(|| {
         malformed(format!(
@@ -27,77 +21,20 @@ fn codec_from_numcodecs(v: &Value, typesize: &mut usize, role: &str) -> Result<V
         Some(Value::String(s)) => s.as_str(),
         _ => return Err(malformed(format!(".zarray: {role} {v} has no string 'id'"))),
     };
-    let out = match id {
-        "zlib" => json!({"name": "numcodecs.zlib", "configuration": {
-            "level": int_member(cfg, "level", 1)}}),
-        "gzip" => json!({"name": "gzip", "configuration": {
-            "level": int_member(cfg, "level", 1)}}),
-        "zstd" => json!({"name": "zstd", "configuration": {
-            "level": int_member(cfg, "level", 0),
-            "checksum": cfg.get("checksum").filter(|c| !c.is_null()).cloned().unwrap_or(Value::Bool(false))}}),
-        "blosc" => {
-            let typesize = match cfg.get("typesize") {
-                Some(t) if !t.is_null() => t.clone(),
-                _ => Value::from(*typesize),
-            };
-            // numcodecs' AUTOSHUFFLE (-1) picks by item size.
-            let shuffle = match cfg.get("shuffle").and_then(Value::as_i64) {
-                None if cfg.get("shuffle").is_some_and(|s| !s.is_null()) => cfg["shuffle"].clone(),
-                None | Some(1) => Value::from("shuffle"),
-                Some(0) => Value::from("noshuffle"),
-                Some(2) => Value::from("bitshuffle"),
-                Some(-1) if typesize.as_u64() == Some(1) => Value::from("bitshuffle"),
-                Some(-1) => Value::from("shuffle"),
-                Some(other) => {
-                    return Err(malformed(format!(
-                        ".zarray: blosc shuffle must be -1, 0, 1 or 2, not {other}"
-                    )))
-                }
-            };
-            json!({"name": "blosc", "configuration": {
-                "cname": cfg.get("cname").filter(|c| !c.is_null()).cloned().unwrap_or_else(|| Value::from("lz4")),
-                "clevel": int_member(cfg, "clevel", 5),
-                "shuffle": shuffle,
-                "typesize": typesize,
-                "blocksize": int_member(cfg, "blocksize", 0)}})
-        }
-        "lz4" => json!({"name": "numcodecs.lz4", "configuration": {
-            "acceleration": int_member(cfg, "acceleration", 1)}}),
-        "bz2" => json!({"name": "numcodecs.bz2", "configuration": {
-            "level": int_member(cfg, "level", 1)}}),
-        "shuffle" => {
-            // A filter: the bytes it hands on keep their element structure.
-            let es = int_member(cfg, "elementsize", *typesize as i64);
-            return Ok(json!({"name": "numcodecs.shuffle", "configuration": {"elementsize": es}}));
-        }
-        "crc32c" => match cfg.get("location") {
-            None | Some(Value::Null) => json!({"name": "crc32c"}),
-            Some(Value::String(l)) if l == "end" => json!({"name": "crc32c"}),
-            Some(l) => {
-                return Err(ZarrError::Unsupported(format!(
-                    "unsupported {role} 'crc32c' with location {l} (only \"end\")"
-                )))
-            }
-        },
-        "delta" => {
-            let dtype = cfg.get("dtype").cloned().unwrap_or(Value::Null);
-            let astype = match cfg.get("astype") {
-                Some(a) if !a.is_null() => a.clone(),
-                _ => dtype.clone(),
-            };
-            let codec = json!({"name": "numcodecs.delta", "configuration": {
-                "dtype": dtype, "astype": astype}});
-            // The item size of what delta hands on.
-            if let Ok((adt, _)) = parse_dtype(&astype) {
-                *typesize = adt.size();
-            }
-            return Ok(codec);
-        }
-        _ => return Err(ZarrError::Unsupported(format!("unsupported {role} '{id}'"))),
-    };
-    // Compressors hand on plain bytes.
-    *typesize = 1;
-    Ok(out)
+    // Only bytes -> bytes codecs are filters or compressors; the object
+    // codec (vlen-utf8) has its own place.
+    let conv = codec::spec_of_v2_id(id)
+        .filter(|s| s.mode == codec::Mode::BytesToBytes)
+        .and_then(|s| s.v2.as_ref());
+    match conv {
+        Some(c) => (c.from_v2)(cfg, typesize, role),
+        None => Err(ZarrError::Unsupported(format!("unsupported {role} '{id}'"))),
+    }
+}
+
+/// The numcodecs conversion of the codec whose id is `id`.
+fn v2_config(id: &str) -> Option<&'static V2Config> {
+    codec::spec_of_v2_id(id).and_then(|s| s.v2.as_ref())
 }
 
 /// A codec entry of the chain -> its numcodecs configuration.
@@ -108,40 +45,15 @@ fn codec_to_numcodecs(v: &Value) -> Result<Value> {
         .get("configuration")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let get = |k: &str| cfg.get(k).cloned().unwrap_or(Value::Null);
-    Ok(match name {
-        "numcodecs.zlib" => json!({"id": "zlib", "level": get("level")}),
-        "gzip" => json!({"id": "gzip", "level": get("level")}),
-        "zstd" => {
-            // Older numcodecs take no 'checksum': write it only when set.
-            if cfg.get("checksum") == Some(&Value::Bool(true)) {
-                json!({"id": "zstd", "level": get("level"), "checksum": true})
-            } else {
-                json!({"id": "zstd", "level": get("level")})
-            }
-        }
-        "blosc" => {
-            let shuffle = match cfg.get("shuffle").and_then(Value::as_str) {
-                Some("noshuffle") => 0,
-                Some("bitshuffle") => 2,
-                _ => 1,
-            };
-            json!({"id": "blosc", "cname": get("cname"), "clevel": get("clevel"),
-                   "shuffle": shuffle, "blocksize": get("blocksize")})
-        }
-        "numcodecs.lz4" => json!({"id": "lz4", "acceleration": get("acceleration")}),
-        "numcodecs.bz2" => json!({"id": "bz2", "level": get("level")}),
-        "numcodecs.shuffle" => json!({"id": "shuffle", "elementsize": get("elementsize")}),
-        "crc32c" => json!({"id": "crc32c"}),
-        "numcodecs.delta" => {
-            json!({"id": "delta", "dtype": get("dtype"), "astype": get("astype")})
-        }
-        other => {
-            return Err(ZarrError::Unsupported(format!(
-                "codec '{other}' cannot be written to Zarr v2 metadata"
-            )))
-        }
-    })
+    let Some(conv) = codec::spec(name).and_then(|s| s.v2.as_ref()) else {
+        return Err(ZarrError::Unsupported(format!(
+            "codec '{name}' cannot be written to Zarr v2 metadata"
+        )));
+    };
+    let mut out = Map::new();
+    out.insert("id".into(), conv.id.into());
+    out.extend((conv.to_v2)(cfg));
+    Ok(Value::Object(out))
 }
 
 /// An array from its parsed `.zarray` document and `.zattrs` (if any), as
@@ -193,14 +105,14 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
     } else if data_type == DataType::String {
         // The object codec turns the strings into bytes: it is the chain's
         // array -> bytes codec.
+        let object_codec = vlen::SPEC.v2.as_ref().expect("vlen-utf8 has a v2 id");
         match filters
             .first()
-            .and_then(|f| f.get("id"))
-            .and_then(Value::as_str)
+            .and_then(|f| f.as_object().map(|o| (o, o.get("id"))))
         {
-            Some("vlen-utf8") => {
+            Some((f, Some(Value::String(id)))) if id == object_codec.id => {
+                codecs.push((object_codec.from_v2)(f, &mut typesize, "filter")?);
                 filters.remove(0);
-                codecs.push(json!({"name": "vlen-utf8", "configuration": {}}));
             }
             _ => {
                 return Err(ZarrError::Unsupported(
@@ -310,14 +222,18 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         .iter()
         .map(|c| codec_to_numcodecs(&c.to_json()))
         .collect::<Result<_>>()?;
+    let is_filter = |c: &Value| {
+        c["id"]
+            .as_str()
+            .and_then(v2_config)
+            .is_some_and(|conv| conv.filter)
+    };
     let compressor = match filters.last() {
-        Some(c) if c["id"] != "delta" && c["id"] != "shuffle" => {
-            filters.pop().expect("a last element")
-        }
+        Some(c) if !is_filter(c) => filters.pop().expect("a last element"),
         _ => Value::Null,
     };
     if let ArrayToBytes::VlenUtf8 = chain.array_to_bytes {
-        filters.insert(0, json!({"id": "vlen-utf8"}));
+        filters.insert(0, json!({"id": vlen::SPEC.v2_id()}));
     }
     let filters = if filters.is_empty() {
         Value::Null

@@ -338,7 +338,12 @@ pub fn group_to_json(meta: &GroupMetadata) -> (Value, Value) {
 /// The `metadata` map of a `.zmetadata` document: store keys relative to
 /// the consolidated root ("a/b/.zarray", ".zattrs", ...) -> documents.
 pub fn parse_consolidated(zmetadata: &[u8]) -> Result<Map<String, Value>> {
-    let mut obj = json_object(zmetadata, ".zmetadata")?;
+    consolidated_metadata(&json_object(zmetadata, ".zmetadata")?).cloned()
+}
+
+/// The `metadata` object of a parsed `.zmetadata` document, once its
+/// format is checked.
+pub fn consolidated_metadata(obj: &Map<String, Value>) -> Result<&Map<String, Value>> {
     match obj.get("zarr_consolidated_format") {
         None => {
             return Err(malformed(
@@ -352,7 +357,7 @@ pub fn parse_consolidated(zmetadata: &[u8]) -> Result<Map<String, Value>> {
             )))
         }
     }
-    match obj.remove("metadata") {
+    match obj.get("metadata") {
         Some(Value::Object(m)) => Ok(m),
         Some(_) => Err(malformed(".zmetadata: metadata must be an object")),
         None => Err(malformed(".zmetadata: missing required member 'metadata'")),

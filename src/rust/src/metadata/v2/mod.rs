@@ -29,7 +29,8 @@ mod document;
 pub use convert::{array_from_json, array_to_json, parse_array};
 pub(crate) use document::ARRAY_MEMBERS;
 pub use document::{
-    dtype_string, group_from_json, group_to_json, parse_consolidated, parse_dtype, parse_group,
+    consolidated_metadata, dtype_string, group_from_json, group_to_json, parse_consolidated,
+    parse_dtype, parse_group,
 };
 
 use super::*;

@@ -14,7 +14,7 @@
 use super::HttpOptions;
 use crate::error::{Result, ZarrError};
 use std::future::Future;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What a request was for, to word messages.
@@ -42,17 +42,6 @@ pub(super) struct Client {
 struct Io {
     runtime: tokio::runtime::Runtime,
     http: reqwest::Client,
-}
-
-/// rustls needs one crypto provider per process: ring, which the object
-/// stores' request signing links as well.
-fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // Another part of the process may have installed one first; any
-        // provider serves.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
 }
 
 impl Client {
@@ -87,7 +76,7 @@ impl Client {
             .thread_name("zarr-http")
             .build()
             .map_err(|e| fail(e.to_string()))?;
-        install_crypto_provider();
+        crate::store::install_crypto_provider();
         let o = &self.options;
         let http = {
             let _inside = runtime.enter();

@@ -45,14 +45,14 @@ fn kind<T: std::fmt::Debug>(r: Result<T>, kind: &str) -> ZarrError {
 fn http_get_whole_values_and_missing_keys() {
     let server = serve(&files(), Mode::default());
     let store = store_for(&server);
-    assert_eq!(store.get("r", ByteRange::All).unwrap(), Some(value()));
-    assert_eq!(store.get("e", ByteRange::All).unwrap(), Some(vec![]));
+    assert_eq!(store.get_str("r", ByteRange::All).unwrap(), Some(value()));
+    assert_eq!(store.get_str("e", ByteRange::All).unwrap(), Some(vec![]));
     assert_eq!(
-        store.get("big", ByteRange::All).unwrap(),
+        store.get_str("big", ByteRange::All).unwrap(),
         Some(vec![7u8; 123_457])
     );
-    assert_eq!(store.get("nope", ByteRange::All).unwrap(), None);
-    assert_eq!(store.get("a/b/c", ByteRange::All).unwrap(), None);
+    assert_eq!(store.get_str("nope", ByteRange::All).unwrap(), None);
+    assert_eq!(store.get_str("a/b/c", ByteRange::All).unwrap(), None);
     assert!(store.read_only());
     assert!(store.supports_partial_reads());
     assert!(store.prefers_batches());
@@ -96,11 +96,11 @@ fn http_exists_and_size_use_head_or_a_ranged_get() {
         let server = serve(&files(), mode);
         let store = store_for(&server);
         for (key, size) in [("e", 0), ("r", 100), ("big", 123_457)] {
-            assert!(store.exists(key).unwrap(), "{key}");
-            assert_eq!(store.size(key).unwrap(), Some(size), "{key}");
+            assert!(store.exists_str(key).unwrap(), "{key}");
+            assert_eq!(store.size_str(key).unwrap(), Some(size), "{key}");
         }
-        assert!(!store.exists("nope").unwrap());
-        assert_eq!(store.size("nope").unwrap(), None);
+        assert!(!store.exists_str("nope").unwrap());
+        assert_eq!(store.size_str("nope").unwrap(), None);
         if mode.no_head {
             let s = server.stats.lock().unwrap();
             assert!(s.ranges.iter().any(|r| r.as_deref() == Some("bytes=0-0")));
@@ -113,7 +113,7 @@ fn http_keys_are_validated_and_percent_encoded() {
     let server = serve(&files(), Mode::default());
     let store = store_for(&server);
     assert_eq!(
-        store.get("a b/ü%.bin", ByteRange::All).unwrap(),
+        store.get_str("a b/ü%.bin", ByteRange::All).unwrap(),
         Some(b"odd".to_vec())
     );
     assert!(server
@@ -124,10 +124,10 @@ fn http_keys_are_validated_and_percent_encoded() {
         .contains(&"/data/a%20b/%C3%BC%25.bin".to_string()));
     let before = server.stats.lock().unwrap().requests;
     for &key in crate::store::tests::BAD_KEYS {
-        kind(store.get(key, ByteRange::All), "invalid_key");
-        kind(store.exists(key), "invalid_key");
-        kind(store.size(key), "invalid_key");
-        kind(store.set(key, b"x"), "invalid_key");
+        kind(store.get_str(key, ByteRange::All), "invalid_key");
+        kind(store.exists_str(key), "invalid_key");
+        kind(store.size_str(key), "invalid_key");
+        kind(store.set_str(key, b"x"), "invalid_key");
     }
     assert_eq!(server.stats.lock().unwrap().requests, before, "no request");
 }
@@ -160,7 +160,7 @@ fn http_base_urls_are_normalized() {
 fn http_query_is_sent_with_every_request_but_not_shown() {
     let server = serve(&files(), Mode::default());
     let store = HttpStore::open(&format!("{}?token=abc", server.url)).unwrap();
-    assert_eq!(store.get("r", ByteRange::All).unwrap(), Some(value()));
+    assert_eq!(store.get_str("r", ByteRange::All).unwrap(), Some(value()));
     assert!(server
         .stats
         .lock()
@@ -174,16 +174,16 @@ fn http_query_is_sent_with_every_request_but_not_shown() {
 fn http_errors_name_the_url_and_status() {
     let server = serve(&files(), Mode::default());
     let store = store_for(&server);
-    let e = kind(store.get("forbidden/x", ByteRange::All), "io");
+    let e = kind(store.get_str("forbidden/x", ByteRange::All), "io");
     assert!(e.message().contains("403 Forbidden"), "{e}");
     assert!(
         e.message().contains(&format!("{}/forbidden/x", server.url)),
         "{e}"
     );
-    kind(store.get("forbidden/x", ByteRange::Suffix(2)), "io");
-    kind(store.exists("forbidden/x"), "io");
-    kind(store.size("forbidden/x"), "io");
-    let e = kind(store.get("broken/x", ByteRange::All), "io");
+    kind(store.get_str("forbidden/x", ByteRange::Suffix(2)), "io");
+    kind(store.exists_str("forbidden/x"), "io");
+    kind(store.size_str("forbidden/x"), "io");
+    let e = kind(store.get_str("broken/x", ByteRange::All), "io");
     assert!(e.message().contains("500"), "{e}");
     assert!(
         e.message().contains(&format!("{}/broken/x", server.url)),
@@ -208,32 +208,32 @@ fn http_html_instead_of_metadata_is_a_metadata_error() {
         ".zgroup",
         "a/.zattrs",
     ] {
-        let e = kind(store.get(key, ByteRange::All), "metadata");
+        let e = kind(store.get_str(key, ByteRange::All), "metadata");
         assert!(e.message().contains("returned HTML"), "{e}");
         assert!(e.message().contains(&format!("'{key}'")), "{e}");
         assert!(e.message().contains(&server.url), "{e}");
     }
     // Other keys are bytes like any other.
-    assert!(store.get("c/0", ByteRange::All).unwrap().is_some());
+    assert!(store.get_str("c/0", ByteRange::All).unwrap().is_some());
 }
 
 #[test]
 fn http_writes_and_listings_are_refused() {
     let server = serve(&files(), Mode::default());
     let store = store_for(&server);
-    let e = kind(store.set("r", b"x"), "read_only");
+    let e = kind(store.set_str("r", b"x"), "read_only");
     assert!(
         e.message().contains("'r'") && e.message().contains("HTTP store"),
         "{e}"
     );
-    kind(store.erase("r"), "read_only");
-    kind(store.erase_prefix(""), "read_only");
-    kind(store.erase_prefix("a/"), "read_only");
+    kind(store.erase_str("r"), "read_only");
+    kind(store.erase_prefix_str(""), "read_only");
+    kind(store.erase_prefix_str("a/"), "read_only");
     let e = kind(store.list(), "unsupported");
     assert_eq!(e.message(), "listing is not supported by HTTP stores");
-    kind(store.list_prefix("a/"), "unsupported");
-    kind(store.list_dir(""), "unsupported");
-    assert_eq!(store.get("r", ByteRange::All).unwrap(), Some(value()));
+    kind(store.list_prefix_str("a/"), "unsupported");
+    kind(store.list_dir_str(""), "unsupported");
+    assert_eq!(store.get_str("r", ByteRange::All).unwrap(), Some(value()));
 }
 
 #[test]
@@ -244,9 +244,9 @@ fn http_connection_refused_is_an_io_error() {
     };
     let url = format!("http://127.0.0.1:{port}/x");
     let store = HttpStore::open(&url).unwrap();
-    let e = kind(store.get("zarr.json", ByteRange::All), "io");
+    let e = kind(store.get_str("zarr.json", ByteRange::All), "io");
     assert!(e.message().contains(&format!("{url}/zarr.json")), "{e}");
-    kind(store.exists("zarr.json"), "io");
+    kind(store.exists_str("zarr.json"), "io");
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn http_https_to_a_plain_server_is_an_io_error_not_a_panic() {
     let server = serve(&files(), Mode::default());
     let url = server.url.replacen("http://", "https://", 1);
     let store = HttpStore::open(&url).unwrap();
-    let e = kind(store.get("r", ByteRange::All), "io");
+    let e = kind(store.get_str("r", ByteRange::All), "io");
     assert!(e.message().contains(&format!("{url}/r")), "{e}");
 }
 
@@ -273,7 +273,7 @@ fn http_timeouts_are_io_errors_naming_the_limit() {
     };
     let store = HttpStore::with_options(&server.url, options).unwrap();
     let t0 = Instant::now();
-    let e = kind(store.get("r", ByteRange::All), "io");
+    let e = kind(store.get_str("r", ByteRange::All), "io");
     assert!(t0.elapsed() < Duration::from_secs(3));
     assert!(e.message().contains("timed out after 0.3 s"), "{e}");
     assert!(e.message().contains(&format!("{}/r", server.url)), "{e}");
@@ -301,7 +301,7 @@ fn http_get_many_is_concurrent_ordered_and_reuses_connections() {
     requests.push(("c/3".into(), ByteRange::Suffix(2)));
     requests.push(("../bad".into(), ByteRange::All));
     let t0 = Instant::now();
-    let got = store.get_many(&requests);
+    let got = store.get_many_str(&requests);
     let elapsed = t0.elapsed();
     assert_eq!(got.len(), requests.len());
     for (i, r) in got.iter().take(64).enumerate() {
@@ -325,7 +325,7 @@ fn http_get_many_is_concurrent_ordered_and_reuses_connections() {
     drop(s);
     // A second batch reuses the idle connections of the first.
     let before = server.stats.lock().unwrap().connections;
-    let again = store.get_many(&requests[..16]);
+    let again = store.get_many_str(&requests[..16]);
     assert!(again.iter().all(|r| r.is_ok()));
     let s = server.stats.lock().unwrap();
     assert!(

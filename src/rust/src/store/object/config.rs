@@ -5,7 +5,6 @@
 
 use super::*;
 use std::collections::HashMap;
-use std::sync::Once;
 use std::time::Duration;
 
 /// Which cloud a store talks to.
@@ -74,17 +73,6 @@ pub(super) const OWN_OPTIONS: [&str; 5] = [
     "max_retries",
     "retry_timeout",
 ];
-
-/// rustls needs one crypto provider for the process; ring is the one the
-/// HTTP store's TLS already links, so no second implementation is built.
-pub(super) fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // Another library of the process may have installed one already;
-        // either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
 
 /// The cloud of a URL and whether the URL names an object store at all:
 /// `s3://`, `s3a://`, `gs://`, `az://`, `azure://`, `abfs(s)://`, `adl://`,

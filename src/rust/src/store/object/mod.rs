@@ -211,13 +211,12 @@ impl ObjectStore {
 
     fn check_writable(&self, what: &str, key: &str) -> Result<()> {
         if self.read_only {
-            return Err(read_only_error(self, what, key));
+            return Err(read_only_error(&self.describe(), what, key));
         }
         Ok(())
     }
 
-    async fn get_async(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        validate_key(key)?;
+    async fn get_async(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         let path = self.path(key);
         let (want, expect_len) = match range {
             ByteRange::All => (None, None),
@@ -294,8 +293,7 @@ impl ObjectStore {
         self.error("read", key, e)
     }
 
-    async fn size_async(&self, key: &str) -> Result<Option<u64>> {
-        validate_key(key)?;
+    async fn size_async(&self, key: &StoreKey) -> Result<Option<u64>> {
         match self.inner.head(&self.path(key)).await {
             Ok(meta) => Ok(Some(meta.size)),
             Err(os::Error::NotFound { .. }) => Ok(None),
@@ -337,8 +335,7 @@ impl ObjectStore {
     }
 
     /// Every key below `prefix` (a valid prefix), unsorted.
-    async fn list_async(&self, prefix: &str) -> Result<Vec<String>> {
-        validate_prefix(prefix)?;
+    async fn list_async(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         // object_store lists whole path segments; a prefix that ends inside
         // a segment ("a/b" for "a/bc") is listed from its folder and cut.
         let folder = match prefix.rfind('/') {
@@ -363,30 +360,28 @@ impl ObjectStore {
         Ok(metas
             .iter()
             .map(|m| self.key_of(&m.location))
-            .filter(|k| k.starts_with(prefix))
+            .filter(|k| k.starts_with(prefix.as_str()))
             .collect())
     }
 }
 
 impl Store for ObjectStore {
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         self.runtime.block_on(self.get_async(key, range))
     }
 
-    fn set(&self, key: &str, value: &[u8]) -> Result<()> {
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         self.set_parts(key, &[value])
     }
 
-    fn set_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        validate_key(key)?;
+    fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
         self.check_writable("write", key)?;
         self.runtime
             .block_on(self.put_async(key, parts, PutMode::Overwrite))
             .map(|_| ())
     }
 
-    fn erase(&self, key: &str) -> Result<()> {
-        validate_key(key)?;
+    fn erase(&self, key: &StoreKey) -> Result<()> {
         self.check_writable("erase", key)?;
         self.runtime.block_on(async {
             match self.inner.delete(&self.path(key)).await {
@@ -396,8 +391,7 @@ impl Store for ObjectStore {
         })
     }
 
-    fn erase_prefix(&self, prefix: &str) -> Result<()> {
-        validate_prefix(prefix)?;
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         self.check_writable("erase prefix", prefix)?;
         self.runtime.block_on(async {
             let keys = self.list_async(prefix).await?;
@@ -414,17 +408,17 @@ impl Store for ObjectStore {
     }
 
     fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix("")
+        self.list_prefix(&StorePrefix::root())
     }
 
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let mut keys = self.runtime.block_on(self.list_async(prefix))?;
         keys.sort();
         Ok(keys)
     }
 
-    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        let dir = dir_prefix(prefix)?;
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
+        let dir = prefix.dir().into_owned();
         let base = match dir.strip_suffix('/') {
             Some(d) => Some(self.path(d)),
             None if self.prefix.is_empty() => None,
@@ -453,11 +447,11 @@ impl Store for ObjectStore {
         Ok(out)
     }
 
-    fn exists(&self, key: &str) -> Result<bool> {
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
         Ok(self.size(key)?.is_some())
     }
 
-    fn size(&self, key: &str) -> Result<Option<u64>> {
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         self.runtime.block_on(self.size_async(key))
     }
 
@@ -469,7 +463,7 @@ impl Store for ObjectStore {
         format!("{} store at {}", self.cloud.name(), self.url())
     }
 
-    fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
         self.runtime.block_on(
             stream::iter(requests.iter().map(|(k, r)| self.get_async(k, *r)))
                 .buffered(self.options.max_concurrency)
@@ -487,8 +481,7 @@ impl Store for ObjectStore {
 
     /// The value at `key` and its version tag (ETag or generation), for a
     /// later [`ObjectStore::set_if_version`].
-    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Option<String>)>> {
-        validate_key(key)?;
+    fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>> {
         self.runtime.block_on(async {
             match self.inner.get(&self.path(key)).await {
                 Ok(r) => {
@@ -506,8 +499,12 @@ impl Store for ObjectStore {
     /// version `tag` (`None`: only if there is none yet). Another writer's
     /// change in between is a `Conflict` error, not a lost update. Returns
     /// the new version tag.
-    fn set_if_version(&self, key: &str, value: &[u8], tag: Option<&str>) -> Result<Option<String>> {
-        validate_key(key)?;
+    fn set_if_version(
+        &self,
+        key: &StoreKey,
+        value: &[u8],
+        tag: Option<&str>,
+    ) -> Result<Option<String>> {
         self.check_writable("write", key)?;
         let mode = match tag {
             None => PutMode::Create,

@@ -138,16 +138,16 @@ fn azure_connection_strings_become_builder_settings() {
 #[test]
 fn writes_to_a_read_only_store_are_refused_before_any_request() {
     let s = ObjectStore::open("s3://bkt/p", &[], true, Some(true)).unwrap();
-    let e = s.set("a", b"x").unwrap_err();
+    let e = s.set_str("a", b"x").unwrap_err();
     assert_eq!(e.kind(), "read_only");
     assert!(e.message().contains("s3://bkt/p"), "{e}");
-    assert_eq!(s.erase("a").unwrap_err().kind(), "read_only");
+    assert_eq!(s.erase_str("a").unwrap_err().kind(), "read_only");
     assert_eq!(
-        s.set_if_version("a", b"x", None).unwrap_err().kind(),
+        s.set_if_version_str("a", b"x", None).unwrap_err().kind(),
         "read_only"
     );
     assert_eq!(
-        s.get("../a", ByteRange::All).unwrap_err().kind(),
+        s.get_str("../a", ByteRange::All).unwrap_err().kind(),
         "invalid_key"
     );
 }

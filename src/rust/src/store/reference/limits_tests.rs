@@ -77,9 +77,9 @@ fn reference_local_targets_outside_the_confining_folder_are_invalid_keys() {
     };
     let s = RefStore::from_json_with(doc.to_string().as_bytes(), base.to_str().unwrap(), limits)
         .unwrap();
-    assert_eq!(s.get("in", ByteRange::All).unwrap().unwrap(), b"inside");
+    assert_eq!(s.get_str("in", ByteRange::All).unwrap().unwrap(), b"inside");
     for key in ["up", "abs", "url"] {
-        let e = kind(s.get(key, ByteRange::All), "invalid_key");
+        let e = kind(s.get_str(key, ByteRange::All), "invalid_key");
         assert!(e.message().contains("confined"), "{key}: {e}");
         assert!(e.message().contains(key), "{key}: {e}");
     }
@@ -93,9 +93,12 @@ fn reference_local_targets_outside_the_confining_folder_are_invalid_keys() {
             ..RefLimits::default()
         };
         let s = RefStore::from_json_with(doc.as_bytes(), base.to_str().unwrap(), limits).unwrap();
-        kind(s.get("l", ByteRange::All), "invalid_key");
+        kind(s.get_str("l", ByteRange::All), "invalid_key");
     }
     // Without the option every local file is readable, as documented.
     let s = RefStore::from_json(doc.to_string().as_bytes(), base.to_str().unwrap()).unwrap();
-    assert_eq!(s.get("up", ByteRange::All).unwrap().unwrap(), b"outside");
+    assert_eq!(
+        s.get_str("up", ByteRange::All).unwrap().unwrap(),
+        b"outside"
+    );
 }

@@ -396,42 +396,25 @@ fn add_direct<'a>(
 }
 
 impl Store for RefStore {
-    fn get(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        validate_key(key)?;
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         match self.resolve(key)? {
             None => Ok(None),
             Some(r) => self.read(key, &r, range).map(Some),
         }
     }
 
-    fn set(&self, key: &str, _value: &[u8]) -> Result<()> {
-        validate_key(key)?;
-        Err(read_only_error(self, "write", key))
-    }
-
-    fn erase(&self, key: &str) -> Result<()> {
-        validate_key(key)?;
-        Err(read_only_error(self, "erase", key))
-    }
-
-    fn erase_prefix(&self, prefix: &str) -> Result<()> {
-        validate_prefix(prefix)?;
-        Err(read_only_error(self, "erase prefix", prefix))
-    }
-
     fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix("")
+        self.list_prefix(&StorePrefix::root())
     }
 
-    fn list_prefix(&self, prefix: &str) -> Result<Vec<String>> {
-        validate_prefix(prefix)?;
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let mut keys: Vec<String> = self
             .refs
             .range::<str, _>((
-                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Included(prefix.as_str()),
                 std::ops::Bound::Unbounded,
             ))
-            .take_while(|(k, _)| k.starts_with(prefix))
+            .take_while(|(k, _)| k.starts_with(prefix.as_str()))
             .map(|(k, _)| k.clone())
             .collect();
         let lazy = self.lazy_keys(prefix, false)?;
@@ -443,8 +426,8 @@ impl Store for RefStore {
         Ok(keys)
     }
 
-    fn list_dir(&self, prefix: &str) -> Result<DirListing> {
-        let prefix = dir_prefix(prefix)?;
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
+        let prefix = prefix.dir().into_owned();
         let mut keys = BTreeSet::new();
         let mut prefixes = BTreeSet::new();
         // Walk the sorted keys, jumping over each sub-prefix's keys: those
@@ -487,13 +470,11 @@ impl Store for RefStore {
         })
     }
 
-    fn exists(&self, key: &str) -> Result<bool> {
-        validate_key(key)?;
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
         Ok(self.resolve(key)?.is_some())
     }
 
-    fn size(&self, key: &str) -> Result<Option<u64>> {
-        validate_key(key)?;
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         let Some(r) = self.resolve(key)? else {
             return Ok(None);
         };
@@ -559,11 +540,9 @@ impl Store for RefStore {
     /// References into http(s) files are fetched with up to 16 requests in
     /// flight, on scoped threads; the rest one after another. Results are
     /// in the order of `requests`.
-    fn get_many(&self, requests: &[(String, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
-        let resolved: Vec<Result<Option<Ref>>> = requests
-            .iter()
-            .map(|(k, _)| validate_key(k).and_then(|_| self.resolve(k)))
-            .collect();
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        let resolved: Vec<Result<Option<Ref>>> =
+            requests.iter().map(|(k, _)| self.resolve(k)).collect();
         let fetch = |i: usize| -> Result<Option<Vec<u8>>> {
             let (key, range) = &requests[i];
             match &resolved[i] {

@@ -30,7 +30,7 @@ impl HttpPool {
     }
 
     /// The store and its key for the file at `url`.
-    pub(super) fn locate(&self, url: &str) -> Result<(Arc<dyn Store>, String)> {
+    pub(super) fn locate(&self, url: &str) -> Result<(Arc<dyn Store>, StoreKey)> {
         let (location, query) = split_http_url(url);
         let scheme_end = location.find("://").map_or(0, |i| i + 3);
         let path_start = location[scheme_end..]
@@ -42,7 +42,7 @@ impl HttpPool {
             if let Some(key) = path
                 .strip_prefix('/')
                 .and_then(percent_decode)
-                .filter(|k| validate_key(k).is_ok())
+                .and_then(|k| StoreKey::new(k).ok())
             {
                 return Ok((self.store(origin)?, key));
             }
@@ -54,14 +54,14 @@ impl HttpPool {
         if let Some(key) = path
             .strip_prefix('/')
             .and_then(percent_decode)
-            .filter(|k| validate_key(k).is_ok())
+            .and_then(|k| StoreKey::new(k).ok())
         {
             return Ok((self.store(&format!("{origin}/{query}"))?, key));
         }
         // ...or, for paths that are no valid key ("a//b"), the folder as the
         // store and the file name as the key.
         if let Some(i) = path.rfind('/') {
-            if let Some(key) = percent_decode(&path[i + 1..]).filter(|k| validate_key(k).is_ok()) {
+            if let Some(key) = percent_decode(&path[i + 1..]).and_then(|k| StoreKey::new(k).ok()) {
                 let base = format!("{origin}{}{query}", &path[..=i]);
                 return Ok((self.store(&base)?, key));
             }

@@ -35,17 +35,17 @@ fn reference_http_targets_use_range_requests() {
     assert!(s.prefers_batches());
     assert_eq!(get(&s, "part").unwrap(), &data()[100..110]);
     assert_eq!(
-        s.get("part", range(2, 3)).unwrap().unwrap(),
+        s.get_str("part", range(2, 3)).unwrap().unwrap(),
         &data()[102..105]
     );
     assert_eq!(get(&s, "whole").unwrap(), data());
     assert_eq!(get(&s, "space").unwrap(), &data()[1..2]);
     assert_eq!(get(&s, "rel").unwrap(), &data()[5..7]);
-    assert_eq!(s.size("whole").unwrap(), Some(1000));
-    let e = kind(s.get("gone", ByteRange::All), "not_found");
+    assert_eq!(s.size_str("whole").unwrap(), Some(1000));
+    let e = kind(s.get_str("gone", ByteRange::All), "not_found");
     assert!(e.message().contains("'gone'"), "{e}");
     assert!(e.message().contains("missing.bin"), "{e}");
-    let e = kind(s.get("past", ByteRange::All), "corrupt_chunk");
+    let e = kind(s.get_str("past", ByteRange::All), "corrupt_chunk");
     assert!(e.message().contains("'past'"), "{e}");
     let reqs = server.stats.lock().unwrap().log();
     assert!(
@@ -98,7 +98,7 @@ fn reference_http_get_many_is_concurrent_and_ordered() {
         .chain(std::iter::once(("c/none".to_string(), ByteRange::All)))
         .collect();
     let start = std::time::Instant::now();
-    let got = s.get_many(&requests);
+    let got = s.get_many_str(&requests);
     let took = start.elapsed();
     for (j, r) in got.iter().take(16).enumerate() {
         let i = 15 - j;

@@ -52,7 +52,7 @@ fn store(doc: Value, base: &str) -> RefStore {
 }
 
 fn get(s: &RefStore, key: &str) -> Option<Vec<u8>> {
-    s.get(key, ByteRange::All)
+    s.get_str(key, ByteRange::All)
         .unwrap_or_else(|e| panic!("get '{key}': {e}"))
 }
 
@@ -103,18 +103,18 @@ fn reference_v0_inline_base64_and_json_documents() {
     assert_eq!(get(&s, "missing"), None);
     assert_eq!(get(&s, "text/below"), None);
     // Ranges of inline data.
-    assert_eq!(s.get("text", range(1, 2)).unwrap().unwrap(), b"at");
+    assert_eq!(s.get_str("text", range(1, 2)).unwrap().unwrap(), b"at");
     assert_eq!(
-        s.get("text", ByteRange::Suffix(3)).unwrap().unwrap(),
+        s.get_str("text", ByteRange::Suffix(3)).unwrap().unwrap(),
         b"ata"
     );
-    assert_eq!(s.get("text", ByteRange::From(4)).unwrap().unwrap(), b"");
-    let e = kind(s.get("text", range(2, 3)), "corrupt_chunk");
+    assert_eq!(s.get_str("text", ByteRange::From(4)).unwrap().unwrap(), b"");
+    let e = kind(s.get_str("text", range(2, 3)), "corrupt_chunk");
     assert!(e.message().contains("'text'"), "{e}");
-    assert!(s.exists("bin").unwrap());
-    assert!(!s.exists("nope").unwrap());
-    assert_eq!(s.size("bin").unwrap(), Some(4));
-    assert_eq!(s.size("nope").unwrap(), None);
+    assert!(s.exists_str("bin").unwrap());
+    assert!(!s.exists_str("nope").unwrap());
+    assert_eq!(s.size_str("bin").unwrap(), Some(4));
+    assert_eq!(s.size_str("nope").unwrap(), None);
     assert!(!s.prefers_batches());
     assert!(s.read_only());
 }
@@ -140,29 +140,32 @@ fn reference_v0_whole_files_and_byte_ranges_of_local_files() {
     assert_eq!(get(&s, "float").unwrap(), &data()[10..15]);
     // Ranges within a reference are ranges of its bytes.
     assert_eq!(
-        s.get("part", range(10, 5)).unwrap().unwrap(),
+        s.get_str("part", range(10, 5)).unwrap().unwrap(),
         &data()[110..115]
     );
     assert_eq!(
-        s.get("part", ByteRange::From(45)).unwrap().unwrap(),
+        s.get_str("part", ByteRange::From(45)).unwrap().unwrap(),
         &data()[145..150]
     );
     assert_eq!(
-        s.get("part", ByteRange::Suffix(2)).unwrap().unwrap(),
+        s.get_str("part", ByteRange::Suffix(2)).unwrap().unwrap(),
         &data()[148..150]
     );
     assert_eq!(
-        s.get("whole", ByteRange::Suffix(2)).unwrap().unwrap(),
+        s.get_str("whole", ByteRange::Suffix(2)).unwrap().unwrap(),
         &data()[998..]
     );
-    assert_eq!(s.get("whole", range(5, 3)).unwrap().unwrap(), &data()[5..8]);
+    assert_eq!(
+        s.get_str("whole", range(5, 3)).unwrap().unwrap(),
+        &data()[5..8]
+    );
     // A range past the end of the reference (not of the file) is refused.
-    let e = kind(s.get("part", range(45, 10)), "corrupt_chunk");
+    let e = kind(s.get_str("part", range(45, 10)), "corrupt_chunk");
     assert!(e.message().contains("'part'"), "{e}");
-    kind(s.get("whole", ByteRange::Suffix(1001)), "corrupt_chunk");
-    assert_eq!(s.size("part").unwrap(), Some(50));
-    assert_eq!(s.size("whole").unwrap(), Some(1000));
-    let many = s.get_many(&[
+    kind(s.get_str("whole", ByteRange::Suffix(1001)), "corrupt_chunk");
+    assert_eq!(s.size_str("part").unwrap(), Some(50));
+    assert_eq!(s.size_str("whole").unwrap(), Some(1000));
+    let many = s.get_many_str(&[
         ("part".into(), ByteRange::All),
         ("none".into(), ByteRange::All),
         ("whole".into(), range(0, 2)),
@@ -192,7 +195,7 @@ fn reference_v0_spec_example_reads_metadata_and_sends_cloud_targets_to_object_st
     let zarray: Value = serde_json::from_slice(&get(&s, "x/.zarray").unwrap()).unwrap();
     assert_eq!(zarray["dtype"], "<f8");
     // The size of a byte-range reference is known without the file.
-    assert_eq!(s.size("x/0").unwrap(), Some(73825960));
+    assert_eq!(s.size_str("x/0").unwrap(), Some(73825960));
     // Cloud targets are read through object stores (tested against a
     // server in R); other protocols are refused by name.
     let base = Base::Local(PathBuf::from("refs"));
@@ -203,15 +206,15 @@ fn reference_v0_spec_example_reads_metadata_and_sends_cloud_targets_to_object_st
         );
     }
     let s = store(json!({"a": ["hdfs://h/f"], "b": ["memory://x", 0, 1]}), "");
-    let e = kind(s.get("a", ByteRange::All), "unsupported");
+    let e = kind(s.get_str("a", ByteRange::All), "unsupported");
     assert!(
         e.message()
             .contains("protocol not supported yet: hdfs://h/f"),
         "{e}"
     );
     assert!(e.message().contains("'a'"), "{e}");
-    kind(s.size("a"), "unsupported");
-    let e = kind(s.get("b", ByteRange::All), "unsupported");
+    kind(s.size_str("a"), "unsupported");
+    let e = kind(s.get_str("b", ByteRange::All), "unsupported");
     assert!(e.message().contains("memory://x"), "{e}");
 }
 
@@ -267,7 +270,7 @@ fn reference_v1_spec_example_expands_to_the_spec_version_0_set() {
     assert_eq!(v0.expanded_json().unwrap(), want);
     assert_eq!(s.list().unwrap(), v0.list().unwrap());
     assert_eq!(get(&s, "key0").unwrap(), b"data");
-    assert_eq!(s.size("gen_key0").unwrap(), Some(1000));
+    assert_eq!(s.size_str("gen_key0").unwrap(), Some(1000));
     assert!(s.prefers_batches(), "http targets prefer batches");
 }
 
@@ -485,17 +488,17 @@ fn reference_relative_paths_and_file_urls() {
     assert_eq!(get(&s, "url").unwrap(), &data()[6..7]);
     assert_eq!(get(&s, "url-host").unwrap(), &data()[7..8]);
     assert_eq!(get(&s, "url-plain").unwrap(), &data()[8..9]);
-    kind(s.get("up", ByteRange::All), "not_found");
+    kind(s.get_str("up", ByteRange::All), "not_found");
     // ...as the reference file itself, or a file:// URL of the folder.
     let json_file = dir.write("sub/refs.json", bytes.as_bytes());
     let s = RefStore::from_json(bytes.as_bytes(), &json_file).unwrap();
-    kind(s.get("rel", ByteRange::All), "not_found");
+    kind(s.get_str("rel", ByteRange::All), "not_found");
     assert_eq!(get(&s, "up").unwrap(), &data()[4..5]);
     let s = RefStore::from_json(bytes.as_bytes(), &format!("file://{}", dir.str())).unwrap();
     assert_eq!(get(&s, "rel").unwrap(), &data()[1..3]);
     // A file URL with a remote host is not supported.
     let s = store(json!({"k": ["file://server/share/x"]}), "");
-    let e = kind(s.get("k", ByteRange::All), "unsupported");
+    let e = kind(s.get_str("k", ByteRange::All), "unsupported");
     assert!(e.message().contains("server"), "{e}");
     // Relative paths below an http base are http URLs.
     let s = store(
@@ -531,13 +534,13 @@ fn reference_missing_target_file_is_not_found_naming_key_and_file() {
         "",
     );
     for key in ["x/0", "x/1"] {
-        let e = kind(s.get(key, ByteRange::All), "not_found");
+        let e = kind(s.get_str(key, ByteRange::All), "not_found");
         assert!(e.message().contains(&format!("'{key}'")), "{e}");
         assert!(e.message().contains("gone.nc"), "{e}");
     }
     // The key exists; its whole-file size needs the file.
-    assert!(s.exists("x/1").unwrap());
-    kind(s.size("x/1"), "not_found");
+    assert!(s.exists_str("x/1").unwrap());
+    kind(s.size_str("x/1"), "not_found");
 }
 
 #[test]
@@ -549,11 +552,11 @@ fn reference_past_the_end_of_the_target_is_a_corrupt_chunk() {
         "",
     );
     for key in ["c/0", "c/1"] {
-        let e = kind(s.get(key, ByteRange::All), "corrupt_chunk");
+        let e = kind(s.get_str(key, ByteRange::All), "corrupt_chunk");
         assert!(e.message().contains(&format!("'{key}'")), "{e}");
         assert!(e.message().contains("short.bin"), "{e}");
         // Even a range within the reference is refused.
-        kind(s.get(key, range(0, 1)), "corrupt_chunk");
+        kind(s.get_str(key, range(0, 1)), "corrupt_chunk");
     }
     assert_eq!(get(&s, "c/2").unwrap(), &data()[90..100]);
 }
@@ -580,7 +583,7 @@ fn reference_store_is_read_only_and_lists_its_keys() {
     crate::store::tests::check_read_only(&s, "a/b/0.0", b"x");
     assert_eq!(s.list().unwrap().len(), 10);
     assert_eq!(
-        s.list_prefix("a/").unwrap(),
+        s.list_prefix_str("a/").unwrap(),
         [
             "a/.zgroup",
             "a/b/.zarray",
@@ -590,21 +593,21 @@ fn reference_store_is_read_only_and_lists_its_keys() {
         ]
     );
     assert_eq!(
-        s.list_prefix("a/b").unwrap(),
+        s.list_prefix_str("a/b").unwrap(),
         ["a/b/.zarray", "a/b/0.0", "a/b/0.1"]
     );
-    assert_eq!(s.list_prefix("q/").unwrap(), Vec::<String>::new());
-    let root = s.list_dir("").unwrap();
+    assert_eq!(s.list_prefix_str("q/").unwrap(), Vec::<String>::new());
+    let root = s.list_dir_str("").unwrap();
     assert_eq!(root.keys, [".zgroup", "a.txt", "a0"]);
     assert_eq!(root.prefixes, ["a/", "z/"]);
-    let a = s.list_dir("a").unwrap();
+    let a = s.list_dir_str("a").unwrap();
     assert_eq!(a.keys, ["a/.zgroup"]);
     assert_eq!(a.prefixes, ["a/b/", "a/c/"]);
-    let z = s.list_dir("z/c/").unwrap();
+    let z = s.list_dir_str("z/c/").unwrap();
     assert_eq!(z.keys, Vec::<String>::new());
     assert_eq!(z.prefixes, ["z/c/0/"]);
-    kind(s.list_dir("../"), "invalid_key");
-    kind(s.get("a//b", ByteRange::All), "invalid_key");
+    kind(s.list_dir_str("../"), "invalid_key");
+    kind(s.get_str("a//b", ByteRange::All), "invalid_key");
     assert!(s.describe().contains("10 references"), "{}", s.describe());
 }
 

@@ -295,7 +295,7 @@ fn reference_parquet_reads_only_the_files_it_needs() {
     assert_eq!(get(&s, "x/4").unwrap(), &data()[500..503]);
     assert_eq!(s.reference_files_opened(), 1, "the file was read again");
     assert_eq!(
-        s.get("x/4", range(1, 2)).unwrap().unwrap(),
+        s.get_str("x/4", range(1, 2)).unwrap().unwrap(),
         &data()[501..503]
     );
     // Chunks 0 and 1 in refs.0.parq: a range and inline data.
@@ -309,8 +309,8 @@ fn reference_parquet_reads_only_the_files_it_needs() {
     // the reference folder; chunk 3 is an empty row.
     assert_eq!(get(&s, "x/2").unwrap(), data());
     assert_eq!(get(&s, "x/3"), None);
-    assert!(!s.exists("x/3").unwrap());
-    assert_eq!(s.size("x/2").unwrap(), Some(1000));
+    assert!(!s.exists_str("x/3").unwrap());
+    assert_eq!(s.size_str("x/2").unwrap(), Some(1000));
     // Not chunks of the grid.
     for key in [
         "x/5",
@@ -347,27 +347,27 @@ fn reference_parquet_lists_keys_and_folders() {
     let dir = TempDir::new("parquet-list");
     let root = parquet_set(&dir);
     let s = RefStore::from_parquet_dir(&format!("file://{root}")).unwrap();
-    let root_dir = s.list_dir("").unwrap();
+    let root_dir = s.list_dir_str("").unwrap();
     assert_eq!(root_dir.keys, [".zgroup"]);
     assert_eq!(root_dir.prefixes, ["deep/", "x/"]);
     // Listing a group reads no reference file.
-    let deep = s.list_dir("deep/").unwrap();
+    let deep = s.list_dir_str("deep/").unwrap();
     assert_eq!(deep.keys, ["deep/.zgroup"]);
     assert_eq!(deep.prefixes, ["deep/y/"]);
     assert_eq!(s.reference_files_opened(), 0);
-    let x = s.list_dir("x").unwrap();
+    let x = s.list_dir_str("x").unwrap();
     assert_eq!(
         x.keys,
         ["x/.zarray", "x/.zattrs", "x/0", "x/1", "x/2", "x/4"]
     );
     assert!(x.prefixes.is_empty());
-    let y = s.list_dir("deep/y/").unwrap();
+    let y = s.list_dir_str("deep/y/").unwrap();
     assert_eq!(y.keys, ["deep/y/.zarray"]);
     assert_eq!(y.prefixes, ["deep/y/0/"]);
-    let y0 = s.list_dir("deep/y/0/").unwrap();
+    let y0 = s.list_dir_str("deep/y/0/").unwrap();
     assert_eq!(y0.keys, ["deep/y/0/0", "deep/y/0/1"]);
     assert_eq!(
-        s.list_prefix("deep/").unwrap(),
+        s.list_prefix_str("deep/").unwrap(),
         ["deep/.zgroup", "deep/y/.zarray", "deep/y/0/0", "deep/y/0/1"]
     );
     assert_eq!(s.list().unwrap().len(), 5 + 4 + 2);
@@ -414,8 +414,8 @@ fn reference_parquet_v3_arrays_and_root_arrays() {
     assert_eq!(get(&s, "c/2"), None);
     assert_eq!(get(&s, "c.1"), None);
     assert_eq!(get(&s, "s/0").unwrap(), b"s");
-    assert_eq!(s.list_dir("").unwrap().prefixes, ["c/", "s/"]);
-    assert_eq!(s.list_prefix("c/").unwrap(), ["c/0", "c/1"]);
+    assert_eq!(s.list_dir_str("").unwrap().prefixes, ["c/", "s/"]);
+    assert_eq!(s.list_prefix_str("c/").unwrap(), ["c/0", "c/1"]);
 }
 
 #[test]
@@ -462,11 +462,11 @@ fn reference_parquet_errors() {
     std::fs::create_dir_all(root.join("b")).unwrap();
     std::fs::write(root.join("b/refs.0.parq"), b"not parquet").unwrap();
     let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
-    let e = kind(s.get("a/0", ByteRange::All), "metadata");
+    let e = kind(s.get_str("a/0", ByteRange::All), "metadata");
     assert!(e.message().contains("a/refs.0.parq"), "{e}");
     assert!(e.message().contains("wrong columns"), "{e}");
     assert!(e.message().contains("name"), "{e}");
-    let e = kind(s.get("b/0", ByteRange::All), "metadata");
+    let e = kind(s.get_str("b/0", ByteRange::All), "metadata");
     assert!(e.message().contains("b/refs.0.parq"), "{e}");
     // A remote folder is not supported.
     kind(
@@ -494,7 +494,7 @@ fn reference_parquet_prefers_batches_for_http_targets() {
     assert_eq!(s.reference_files_opened(), 0);
     assert!(s.prefers_batches());
     assert_eq!(s.cached_reference_files(), ["a/refs.0.parq"]);
-    assert_eq!(s.size("a/0").unwrap(), Some(4));
+    assert_eq!(s.size_str("a/0").unwrap(), Some(4));
 }
 
 #[test]
@@ -555,7 +555,7 @@ fn reference_parquet_rows_across_row_groups_nulls_and_int32_columns() {
     assert_eq!(get(&s, "n/1.1").unwrap(), &data()[13..15]);
     assert_eq!(s.reference_files_opened(), 3);
     assert_eq!(
-        s.list_prefix("m/").unwrap(),
+        s.list_prefix_str("m/").unwrap(),
         [
             "m/.zarray",
             "m/0",

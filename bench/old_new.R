@@ -1,0 +1,48 @@
+# Two builds of the package on one workload, taking turns: for every
+# repeat of every (layout, operation) each build runs once, in an order
+# drawn anew, so both see the same spread of load on a shared machine.
+# Reports new/old per operation (the median of the per-repeat ratios).
+#   Rscript bench/old_new.R LIB_OLD LIB_NEW [REPEATS] [FOLDER]
+# Each run is a fresh process (bench/old_new_worker.R) timing the median
+# of 3 calls; FOLDER (default a folder in /dev/shm if there is one, else
+# tempdir()) holds the stores.
+args <- commandArgs(trailingOnly = TRUE)
+libs <- c(old = normalizePath(args[[1]]), new = normalizePath(args[[2]]))
+repeats <- if (length(args) >= 3) as.integer(args[[3]]) else 6L
+base <- if (length(args) >= 4) args[[4]] else if (dir.exists("/dev/shm")) "/dev/shm" else tempdir()
+folder <- tempfile("old_new", tmpdir = base)
+dir.create(folder)
+on.exit(unlink(folder, recursive = TRUE))
+worker <- file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))), "old_new_worker.R")
+rscript <- file.path(R.home("bin"), "Rscript")
+
+run <- function(build, op, layout, reps = 3L) {
+  out <- system2(rscript, c(worker, op, layout, folder, reps),
+    stdout = TRUE, env = paste0("R_LIBS=", libs[[build]])
+  )
+  as.numeric(out[length(out)])
+}
+
+layouts <- c("none", "small", "zstd", "shards")
+for (l in layouts) run("new", "prepare", l)
+rows <- list()
+set.seed(42)
+for (r in seq_len(repeats)) {
+  for (l in layouts) {
+    for (op in c("read", "write")) {
+      t <- c(old = NA, new = NA)
+      for (b in sample(names(libs))) t[[b]] <- run(b, op, l)
+      rows[[length(rows) + 1]] <- data.frame(layout = l, op = op, rep = r, old = t[["old"]], new = t[["new"]])
+    }
+  }
+  cat("repeat", r, "done\n")
+}
+d <- do.call(rbind, rows)
+d$ratio <- d$new / d$old
+s <- aggregate(cbind(old, new, ratio) ~ layout + op, d, median)
+s$old <- round(1000 * s$old, 1)
+s$new <- round(1000 * s$new, 1)
+s$ratio <- round(s$ratio, 3)
+names(s)[3:4] <- c("old_ms", "new_ms")
+cat(sprintf("load average: %s\n", paste(readLines("/proc/loadavg"), collapse = " ")))
+print(s, row.names = FALSE)

@@ -1,0 +1,58 @@
+# One timed operation for bench/old_new.R, in a fresh R process whose
+# R_LIBS holds the build under test:
+#   Rscript bench/old_new_worker.R prepare|read|write LAYOUT FOLDER REPS
+# Prints the median elapsed seconds of REPS runs.
+library(zarr)
+args <- commandArgs(trailingOnly = TRUE)
+op <- args[[1]]
+layout <- args[[2]]
+folder <- args[[3]]
+reps <- as.integer(args[[4]])
+n <- 1600L
+set.seed(1)
+x <- matrix(round(rnorm(n * n), 3), n, n)
+
+definition <- function(layout) {
+  def <- define_array("float64", dim(x))
+  switch(layout,
+    none = {
+      def$chunk_shape <- c(200L, 200L)
+      def$remove_codec("zstd")
+    },
+    small = {
+      def$chunk_shape <- c(50L, 50L)
+      def$remove_codec("zstd")
+    },
+    zstd = def$chunk_shape <- c(200L, 200L),
+    shards = {
+      def$chunk_shape <- c(400L, 400L)
+      def$add_codec("sharding_indexed", list(chunk_shape = c(50L, 50L)))
+    }
+  )
+  def
+}
+
+write_store <- function(path) {
+  unlink(path, recursive = TRUE)
+  z <- create_zarr(path)
+  a <- z$add_array("/", "a", definition(layout))
+  system.time(a[] <- x)[["elapsed"]]
+}
+
+store <- file.path(folder, paste0(layout, ".zarr"))
+times <- switch(op,
+  prepare = write_store(store),
+  write = vapply(seq_len(reps), function(i) {
+    write_store(file.path(folder, paste0(layout, "-w", Sys.getpid(), ".zarr")))
+  }, numeric(1)),
+  read = {
+    a <- open_zarr(store)[["/a"]]
+    vapply(seq_len(reps), function(i) {
+      t <- system.time(y <- a[])[["elapsed"]]
+      stopifnot(identical(dim(y), dim(x)))
+      t
+    }, numeric(1))
+  }
+)
+unlink(file.path(folder, paste0(layout, "-w", Sys.getpid(), ".zarr")), recursive = TRUE)
+cat(median(times), "\n")

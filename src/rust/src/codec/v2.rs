@@ -1,0 +1,55 @@
+//! A codec in Zarr v2 metadata: its numcodecs `id` and how its numcodecs
+//! configuration maps to its zarr.json entry and back. Each codec declares
+//! this in its own file (`CodecSpec::v2`); metadata/v2 finds codecs by id
+//! in the registry and names none itself.
+
+use crate::error::Result;
+use serde_json::{json, Map, Value};
+
+pub struct V2Config {
+    /// numcodecs' `id` for the codec.
+    pub id: &'static str,
+    /// A numcodecs configuration (a compressor or filter, `role` in
+    /// errors) -> the codec's zarr.json entry. `typesize` is the item size
+    /// of the buffer the codec receives (numcodecs hands it to blosc); it
+    /// is set to that of the codec's output.
+    pub from_v2: fn(cfg: &Map<String, Value>, typesize: &mut usize, role: &str) -> Result<Value>,
+    /// The codec's zarr.json configuration -> the members of its numcodecs
+    /// configuration besides `id`.
+    pub to_v2: fn(cfg: &Map<String, Value>) -> Map<String, Value>,
+    /// Whether numcodecs has it among the filters (its output keeps the
+    /// element structure), not as the compressor.
+    pub filter: bool,
+}
+
+/// The integer member `key` of a numcodecs configuration, `default` when
+/// it is absent or null.
+pub(crate) fn int_member(cfg: &Map<String, Value>, key: &str, default: i64) -> Value {
+    cfg.get(key)
+        .filter(|v| !v.is_null())
+        .cloned()
+        .unwrap_or_else(|| Value::from(default))
+}
+
+/// The entry of compressor `name` whose one configuration member is the
+/// integer `key` (`default` when absent); it hands on plain bytes.
+pub(crate) fn int_compressor(
+    name: &str,
+    cfg: &Map<String, Value>,
+    key: &str,
+    default: i64,
+    typesize: &mut usize,
+) -> Result<Value> {
+    *typesize = 1;
+    let mut config = Map::new();
+    config.insert(key.to_string(), int_member(cfg, key, default));
+    Ok(json!({"name": name, "configuration": config}))
+}
+
+/// The members `keys` of a zarr.json configuration (null when absent), in
+/// that order.
+pub(crate) fn members(cfg: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
+    keys.iter()
+        .map(|k| (k.to_string(), cfg.get(*k).cloned().unwrap_or(Value::Null)))
+        .collect()
+}
