@@ -53,8 +53,8 @@ metadata <- system2("cargo", c("metadata", "--format-version", "1", "--locked", 
                                "--manifest-path", file.path(crate, "Cargo.toml")), stdout = TRUE)
 if (!is.null(attr(metadata, "status"))) stop("cargo metadata failed")
 nodes <- jsonlite::fromJSON(paste(metadata, collapse = "\n"), simplifyVector = FALSE)$resolve$nodes
-features_of <- function(name) {
-  node <- Filter(function(n) grepl(paste0("#", name, "@"), n$id, fixed = TRUE), nodes)
+features_of <- function(name, version = "") {
+  node <- Filter(function(n) grepl(paste0("#", name, "@", version), n$id, fixed = TRUE), nodes)
   unique(unlist(lapply(node, `[[`, "features")))
 }
 
@@ -67,7 +67,10 @@ keep_always <- "^(Cargo\\.toml|LICEN[CS]E[^/]*|COPYING[^/]*|NOTICE[^/]*|AUTHORS[
 # them) and has no Windows builds here but x86_64; libz-sys builds zlib-ng
 # only with a feature this crate does not enable; parquet's modules behind
 # features this crate does not enable are never read by rustc (a module
-# that cfg removes is not loaded); tracing ships the tests of its macros.
+# that cfg removes is not loaded); tracing ships the tests of its macros;
+# lz4-sys compiles four files of liblz4/lib, zstd-sys its lib/ folder (not
+# the cmake files, nor the seekable format of contrib/, both behind
+# features that are off).
 parquet_features <- features_of("parquet")
 if (!"snap" %in% parquet_features) stop("parquet's features not found in cargo metadata")
 drop_pattern <- function(name) {
@@ -76,6 +79,8 @@ drop_pattern <- function(name) {
     ring = "^pregenerated/.*(-win32n\\.(asm|o)|-win64\\.S|-nasm\\.asm)$|^crypto/.*\\.pl$",
     # tracing's own macro tests (9 MB), a folder of the crate no build reads.
     tracing = "^test-macros/",
+    `lz4-sys` = "^liblz4/(build|contrib|doc|examples|ossfuzz|programs|tests)/",
+    `zstd-sys` = "^zstd/(build|contrib)/",
     `libz-sys` = "^src/zlib-ng/",
     parquet = paste(c("^src/bin/",
                       if (!"arrow" %in% parquet_features) "^src/arrow/",
@@ -84,6 +89,18 @@ drop_pattern <- function(name) {
     NULL
   )
   paste(c(common, extra), collapse = "|")
+}
+
+# windows-sys has one module per API area, each in its folder
+# src/Windows/<Area>/<Sub>/mod.rs and declared behind the feature
+# "<Area>_<Sub>": the files of features that are off are never read. Its
+# two versions in the lock have different feature sets.
+windows_sys_unused <- function(version, files) {
+  enabled <- features_of("windows-sys", version)
+  if (!"Win32" %in% enabled) stop("windows-sys ", version, ": features not found in cargo metadata")
+  modules <- grepl("^src/Windows/.+/mod\\.rs$", files)
+  feature <- gsub("/", "_", sub("^src/Windows/(.+)/mod\\.rs$", "\\1", files), fixed = TRUE)
+  files[modules & !feature %in% enabled]
 }
 
 checksum_update <- function(dir, keep) {
@@ -102,6 +119,9 @@ for (dir in list.dirs(vendor, recursive = FALSE)) {
   if (name_version %in% needed) {
     name <- sub("-[0-9]+\\.[0-9]+\\.[0-9]+.*$", "", name_version)
     drop <- files[grepl(drop_pattern(name), files)]
+    if (name == "windows-sys") {
+      drop <- union(drop, windows_sys_unused(substring(name_version, nchar(name) + 2L), files))
+    }
   } else {
     drop <- files[!grepl(keep_always, files)]
     stubbed <- c(stubbed, name_version)
