@@ -49,7 +49,11 @@
 #' **What R writes.** [as_zarr()] gives every array dimension names and
 #' the CF attributes with which xarray reads it as R means it (`NA` as
 #' NaN/NaT, POSIXct and Date as times); see there. Such an array reads
-#' back in R under the Zarr rule, which its `_FillValue` repeats.
+#' back in R under the Zarr rule, which its `_FillValue` repeats. Arrays
+#' made with `add_array()` get dimension names too, unless the definition
+#' has its own: `"<name>_dim_0"`, `"<name>_dim_1"`, ... as in [as_zarr()].
+#' Names of that form alone do not make an array a CF variable: it keeps
+#' the Zarr rule (so a fill value of 0 still reads as `NA`).
 #'
 #' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
 #' every array then reads its stored values under the Zarr rule.
@@ -179,6 +183,28 @@ cf_dimension_names <- function(x, name) {
 cf_default_dims <- function(name, n) {
   prefix <- if (is.null(name) || !nzchar(name)) "dim_" else paste0(basename(name), "_dim_")
   paste0(prefix, seq_len(n) - 1L)
+}
+
+# The definition `metadata` (an array_builder or a list) of a new array
+# `name`, with dimension names: the caller's where given (v3
+# `dimension_names`, or a v2 `_ARRAY_DIMENSIONS` attribute), else the
+# defaults of as_zarr(), so that xarray opens every store this package
+# writes. A builder is copied: the caller may define more arrays with it.
+cf_with_dimension_names <- function(metadata, name) {
+  named <- function(names, attrs) !is.null(names) || !is.null(attrs[["_ARRAY_DIMENSIONS"]])
+  if (inherits(metadata, "array_builder")) {
+    private <- metadata$.__enclos_env__$private
+    n <- length(private$.shape)
+    if (!n || named(private$.dimension_names, private$.attributes)) return(metadata)
+    metadata <- metadata$clone(deep = TRUE)
+    metadata$.__enclos_env__$private$.dimension_names <- as.list(cf_default_dims(name, n))
+    return(metadata)
+  }
+  if (!is.list(metadata)) return(metadata)
+  n <- length(metadata$shape)
+  if (!n || named(metadata$dimension_names, metadata$attributes)) return(metadata)
+  metadata$dimension_names <- as.list(cf_default_dims(name, n))
+  metadata
 }
 
 # Stored dimension names `dn` of the array `name` as R shows them: the

@@ -6,7 +6,9 @@
 //! a CF variable when it names its dimensions the way xarray does (the
 //! `_ARRAY_DIMENSIONS` attribute of v2, `dimension_names` of v3) or carries
 //! a CF encoding attribute (`_FillValue`, `missing_value`, `scale_factor`,
-//! `add_offset`, `units` of the form "<unit> since <date>", `calendar`).
+//! `add_offset`, `units` of the form "<unit> since <date>", `calendar`, the
+//! flags 0 = "false", 1 = "true" of a logical that R wrote). Dimension
+//! names that this package gives by default do not count.
 //! For such an array the CF attributes, not the Zarr fill value, say what
 //! is missing: `_FillValue` and `missing_value`, and for v2, where xarray
 //! keeps `_FillValue` in `.zarray`, the Zarr fill value. A v3 fill value
@@ -253,16 +255,38 @@ fn false_true_flags(attrs: &Map<String, Value>) -> bool {
     zero_one && attrs.get("flag_meanings").and_then(Value::as_str) == Some("false true")
 }
 
-/// Whether an array is a CF variable (see the module's documentation).
-pub fn is_cf_variable(meta: &ArrayMetadata) -> bool {
+/// Whether an array is a CF variable (see the module's documentation);
+/// `path` is the array's node path.
+pub fn is_cf_variable(meta: &ArrayMetadata, path: &str) -> bool {
     let a = &meta.attributes;
+    let named = a.contains_key("_ARRAY_DIMENSIONS")
+        || (meta.zarr_format == 3 && meta.dimension_names.is_some());
     CF_ATTRIBUTES.iter().any(|k| a.contains_key(*k))
         || a.get("units")
             .and_then(Value::as_str)
             .is_some_and(|u| u.contains(" since "))
-        || a.contains_key("_ARRAY_DIMENSIONS")
-        || (meta.zarr_format == 3 && meta.dimension_names.is_some())
+        || (named && !default_dimension_names(meta, path))
+        || false_true_flags(a)
         || numpy_time(meta).is_some()
+}
+
+/// Whether the dimension names are the ones this package gives an array
+/// at `path` that has none of its own ("<name>_dim_<k>", "dim_<k>" at the
+/// root; R/cf.R): they serve xarray, and leave the array under the Zarr
+/// rule, so that a fill value of 0 still marks NA.
+fn default_dimension_names(meta: &ArrayMetadata, path: &str) -> bool {
+    let name = path.trim_matches('/').rsplit('/').next().unwrap_or("");
+    let prefix = if name.is_empty() {
+        "dim_".to_string()
+    } else {
+        format!("{name}_dim_")
+    };
+    meta.dimension_names.as_ref().is_some_and(|names| {
+        names
+            .iter()
+            .enumerate()
+            .all(|(k, n)| n.as_deref() == Some(format!("{prefix}{k}").as_str()))
+    })
 }
 
 /// zarr-python's numpy.datetime64 / numpy.timedelta64 data types: (kind,
@@ -295,9 +319,9 @@ fn numpy_time(meta: &ArrayMetadata) -> Option<(CfKind, String, Option<f64>)> {
 }
 
 impl Cf {
-    /// How to decode an array, or None when it is not a CF variable (or
-    /// holds strings, which CF leaves alone).
-    pub fn of(meta: &ArrayMetadata) -> Result<Option<Cf>> {
+    /// How to decode the array at `path`, or None when it is not a CF
+    /// variable (or holds strings, which CF leaves alone).
+    pub fn of(meta: &ArrayMetadata, path: &str) -> Result<Option<Cf>> {
         let dtype = meta.data_type;
         // Strings keep a fill value of their own as NA (this package's
         // U+2400); the empty one that zarr-python and xarray write is text.
@@ -309,7 +333,7 @@ impl Cf {
             }
             _ => false,
         };
-        if !is_cf_variable(meta) || own_fill {
+        if !is_cf_variable(meta, path) || own_fill {
             return Ok(None);
         }
         let attrs = &meta.attributes;
@@ -618,6 +642,11 @@ mod tests {
     use crate::metadata::{v3, NodeMetadata};
     use serde_json::json;
 
+    /// The CF decoding of an array named "v".
+    fn of(a: &ArrayMetadata) -> Result<Option<Cf>> {
+        Cf::of(a, "v")
+    }
+
     fn array(data_type: &str, fill: Value, attrs: Value, dims: bool) -> ArrayMetadata {
         let mut doc = json!({
             "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": data_type,
@@ -637,14 +666,27 @@ mod tests {
     #[test]
     fn arrays_without_cf_attributes_or_dimension_names_keep_the_zarr_rule() {
         let a = array("int32", json!(0), json!({"units": "m", "note": 1}), false);
-        assert_eq!(Cf::of(&a).unwrap(), None);
+        assert_eq!(of(&a).unwrap(), None);
+    }
+
+    #[test]
+    fn default_dimension_names_alone_keep_the_zarr_rule() {
+        let mut a = array("int32", json!(0), json!({}), false);
+        a.dimension_names = Some(vec![Some("v_dim_0".into())]);
+        assert_eq!(of(&a).unwrap(), None);
+        assert_eq!(Cf::of(&a, "g/v").unwrap(), None);
+        // another array's defaults, or the root's, are names of their own
+        assert!(Cf::of(&a, "w").unwrap().is_some());
+        a.dimension_names = Some(vec![Some("dim_0".into())]);
+        assert_eq!(Cf::of(&a, "").unwrap(), None);
+        assert!(of(&a).unwrap().is_some());
     }
 
     #[test]
     fn a_zero_fill_value_of_v3_marks_nothing_in_a_cf_variable() {
         // xarray's int coordinate (depth, lon, count): no attributes, fill 0.
         let a = array("int32", json!(0), json!({}), true);
-        let cf = Cf::of(&a).unwrap().unwrap();
+        let cf = of(&a).unwrap().unwrap();
         assert!(cf.missing.is_empty() && !cf.transforms);
         assert!(!cf.is_missing(0.0));
     }
@@ -658,7 +700,7 @@ mod tests {
             json!({"_FillValue": "AAAAgB2vFUQ="}),
             true,
         );
-        let cf = Cf::of(&a).unwrap().unwrap();
+        let cf = of(&a).unwrap().unwrap();
         assert_eq!(cf.missing, vec![1e20f32 as f64]);
         assert!(
             cf.decode(1e20f32 as f64).is_nan()
@@ -671,32 +713,30 @@ mod tests {
             json!({"_FillValue": "NaN", "missing_value": [-999, -998]}),
             false,
         );
-        let cf = Cf::of(&a).unwrap().unwrap();
+        let cf = of(&a).unwrap().unwrap();
         assert!(cf.is_missing(f64::NAN) && cf.is_missing(-998.0) && !cf.is_missing(0.0));
         let a = array("int16", json!(0), json!({"_FillValue": "%%"}), false);
-        let e = Cf::of(&a).unwrap_err();
+        let e = of(&a).unwrap_err();
         assert!(e.to_string().contains("_FillValue"), "{e}");
     }
 
     #[test]
     fn packed_values_unpack_and_a_value_equal_to_add_offset_is_not_missing() {
         let attrs = json!({"scale_factor": 0.01, "add_offset": 273.15, "_FillValue": -32767});
-        let cf = Cf::of(&array("int16", json!(0), attrs, true))
+        let cf = of(&array("int16", json!(0), attrs, true))
             .unwrap()
             .unwrap();
         assert!(cf.transforms);
         assert_eq!(cf.decode(0.0), 273.15);
         assert_eq!(cf.decode(685.0), 685.0 * 0.01 + 273.15);
         assert!(crate::convert::is_na_real(cf.decode(-32767.0)));
-        assert_eq!(cf.encode(273.15), Some(0.0));
-        assert_eq!(cf.encode(crate::convert::na_real()), Some(-32767.0));
     }
 
     #[test]
     fn times_since_a_date_become_seconds_since_1970() {
         let attrs =
             json!({"units": "hours since 1990-01-01 00:00:00", "calendar": "proleptic_gregorian"});
-        let cf = Cf::of(&array("int64", json!(0), attrs, true))
+        let cf = of(&array("int64", json!(0), attrs, true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.kind, CfKind::Time);
@@ -720,7 +760,7 @@ mod tests {
     #[test]
     fn other_calendars_stay_numbers_with_a_note() {
         let attrs = json!({"units": "days since 2000-01-01", "calendar": "noleap"});
-        let cf = Cf::of(&array("int32", json!(0), attrs, true))
+        let cf = of(&array("int32", json!(0), attrs, true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.kind, CfKind::Number);
@@ -730,12 +770,12 @@ mod tests {
 
     #[test]
     fn a_v3_fill_value_other_than_zero_marks_na_without_cf_missing_values() {
-        let cf = Cf::of(&array("int16", json!(-32768), json!({}), true))
+        let cf = of(&array("int16", json!(-32768), json!({}), true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.missing, vec![-32768.0]);
         let attrs = json!({"_FillValue": -1});
-        let cf = Cf::of(&array("int16", json!(-32768), attrs, true))
+        let cf = of(&array("int16", json!(-32768), attrs, true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.missing, vec![-1.0]);
@@ -744,19 +784,19 @@ mod tests {
     #[test]
     fn strings_keep_a_fill_value_of_their_own_as_na() {
         let a = array("string", json!("\u{2400}"), json!({}), true);
-        assert_eq!(Cf::of(&a).unwrap(), None);
+        assert_eq!(of(&a).unwrap(), None);
         let a = array("string", json!(""), json!({}), true);
-        assert!(!Cf::of(&a).unwrap().unwrap().active());
+        assert!(!of(&a).unwrap().unwrap().active());
     }
 
     #[test]
     fn xarray_timedeltas_and_booleans() {
         let attrs = json!({"units": "hours", "dtype": "timedelta64[ns]"});
-        let cf = Cf::of(&array("int64", json!(0), attrs, true))
+        let cf = of(&array("int64", json!(0), attrs, true))
             .unwrap()
             .unwrap();
         assert_eq!((cf.kind, cf.decode(2.0)), (CfKind::Timedelta, 7200.0));
-        let cf = Cf::of(&array("int8", json!(0), json!({"dtype": "bool"}), true))
+        let cf = of(&array("int8", json!(0), json!({"dtype": "bool"}), true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.kind, CfKind::Bool);
@@ -766,12 +806,12 @@ mod tests {
     fn false_true_flags_read_as_logical_and_int8_missing_values_stay_signed() {
         let attrs =
             json!({"flag_values": [0, 1], "flag_meanings": "false true", "_FillValue": -128});
-        let cf = Cf::of(&array("int8", json!(-128), attrs, true))
+        let cf = of(&array("int8", json!(-128), attrs, true))
             .unwrap()
             .unwrap();
         assert_eq!((cf.kind, cf.missing.clone()), (CfKind::Bool, vec![-128.0]));
         let other = json!({"flag_values": [0, 1], "flag_meanings": "low high"});
-        let cf = Cf::of(&array("int8", json!(-128), other, true))
+        let cf = of(&array("int8", json!(-128), other, true))
             .unwrap()
             .unwrap();
         assert_eq!(cf.kind, CfKind::Number);
@@ -786,35 +826,35 @@ mod tests {
             json!({"_FillValue": -2147483648i64}),
             true,
         );
-        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        assert!(of(&a).unwrap().unwrap().is_zarr_rule(&a));
         let a = array(
             "float64",
             json!("NaN"),
             json!({"_FillValue": "AAAAAAAA+H8="}),
             true,
         );
-        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        assert!(of(&a).unwrap().unwrap().is_zarr_rule(&a));
         let a = array(
             "int64",
             json!(-9223372036854775808i64),
             json!({"_FillValue": "-9223372036854775808"}),
             true,
         );
-        assert!(Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        assert!(of(&a).unwrap().unwrap().is_zarr_rule(&a));
         let a = array(
             "int32",
             json!(-2147483648i64),
             json!({"_FillValue": -1}),
             true,
         );
-        assert!(!Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        assert!(!of(&a).unwrap().unwrap().is_zarr_rule(&a));
         let a = array(
             "int16",
             json!(-1),
             json!({"_FillValue": -1, "scale_factor": 2}),
             true,
         );
-        assert!(!Cf::of(&a).unwrap().unwrap().is_zarr_rule(&a));
+        assert!(!of(&a).unwrap().unwrap().is_zarr_rule(&a));
     }
 
     #[test]
@@ -829,7 +869,7 @@ mod tests {
         let NodeMetadata::Array(a) = v3::parse(doc.to_string().as_bytes()).unwrap() else {
             unreachable!()
         };
-        let cf = Cf::of(&a).unwrap().unwrap();
+        let cf = of(&a).unwrap().unwrap();
         assert_eq!((cf.kind, cf.nat), (CfKind::Time, true));
         assert_eq!(cf.decode(100.0), 1.0);
     }

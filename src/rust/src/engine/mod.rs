@@ -132,7 +132,7 @@ impl Array {
     /// Decode reads the CF way (see `cf.rs`) from now on, if the array is
     /// a CF variable.
     pub fn with_cf(mut self) -> Result<Array> {
-        self.cf = Cf::of(&self.meta).map_err(|e| e.context(&self.what()))?;
+        self.cf = Cf::of(&self.meta, &self.path).map_err(|e| e.context(&self.what()))?;
         Ok(self)
     }
 
