@@ -23,6 +23,8 @@
 //! missing). The engine applies `Cf` to each element as it scatters a
 //! chunk into R's vector, and its inverse as it gathers one for a write.
 
+mod encode;
+
 use crate::convert::{na_real, strided_copy, RBufPtr, Span, NA_INTEGER, NA_INTEGER64};
 use crate::dtype::{DataType, RType};
 use crate::error::{Result, ZarrError};
@@ -624,16 +626,6 @@ impl Cf {
         }
     }
 
-    /// The inverse of `decode` for a write: R's NA becomes the first CF
-    /// missing value, other values are packed and rounded to the stored
-    /// type by the caller. None for NA when there is no missing value.
-    #[inline]
-    pub fn encode(&self, x: f64) -> Option<f64> {
-        if crate::convert::is_na_real(x) {
-            return self.missing.first().copied();
-        }
-        Some((x - self.offset) / self.scale)
-    }
 }
 
 #[cfg(test)]

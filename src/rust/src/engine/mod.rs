@@ -25,6 +25,7 @@ pub use strings::StringRead;
 use crate::cf::Cf;
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{Materialize, NaRule};
+use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::store::{ByteRange, Store};
@@ -65,8 +66,9 @@ pub struct Array {
     pub path: String,
     pub meta: ArrayMetadata,
     pub chain: CodecChain,
-    /// CF decoding of reads (`cf.rs`), when it was asked for and the array
-    /// is a CF variable; its missing values then replace the fill value's.
+    /// CF decoding of reads and encoding of writes (`cf.rs`), when it was
+    /// asked for and the array is a CF variable; its missing values then
+    /// replace the fill value's.
     pub cf: Option<Cf>,
 }
 
@@ -143,6 +145,19 @@ impl Array {
             .filter(|c| c.active() && !c.is_zarr_rule(&self.meta))
     }
 
+    /// The CF encoding of writes: that of every CF variable of a numeric
+    /// type whose decoding is not the Zarr rule, active or not (one with
+    /// no missing value refuses NA).
+    pub fn write_cf(&self) -> Option<&Cf> {
+        let numeric = !matches!(
+            self.meta.data_type,
+            DataType::Bool | DataType::Complex64 | DataType::Complex128 | DataType::String
+        );
+        self.cf
+            .as_ref()
+            .filter(|c| numeric && !c.is_zarr_rule(&self.meta))
+    }
+
     /// Whether elements equal to the fill value read as NA: not in a CF
     /// variable, where the CF attributes say what is missing, unless they
     /// say the same.
@@ -211,6 +226,14 @@ impl Array {
             fill: &self.meta.fill_value.bytes,
             na: NaRule::of(self.fill_marks_na()),
             cf: self.active_cf(),
+        }
+    }
+
+    /// The element rules of this array's writes (CF-encoding).
+    fn write_materialize(&self) -> Materialize<'_> {
+        Materialize {
+            cf: self.write_cf(),
+            ..self.materialize()
         }
     }
 
