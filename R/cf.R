@@ -1,6 +1,6 @@
 # CF decoding: the encodings xarray writes into Zarr attributes, read as
 # xarray.open_zarr() reads them by default. Which arrays are decoded and
-# how is decided by the engine (src/rust/src/cf.rs), which also converts
+# how is decided by the engine (src/rust/src/cf/), which also converts
 # each element while it scatters a chunk into R's vector, and back while it
 # gathers one for a write; this file holds the R side: the switch, the R
 # classes of times, printing, and dimension names.
@@ -107,7 +107,7 @@ cf_warn <- function(message) {
 
 # R's time classes -> the seconds since 1970 (difftime: seconds) that the
 # engine encodes into a CF variable's stored units; other data goes to the
-# engine as it is, which encodes it while it gathers the chunks (cf.rs).
+# engine as it is, which encodes it while it gathers the chunks (cf/encode.rs).
 cf_encode <- function(data, cf) {
   if (is.null(cf) || isTRUE(cf$zarr_rule)) return(data)
   if (inherits(data, "difftime")) return(as.numeric(data, units = "secs"))

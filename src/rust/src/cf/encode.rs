@@ -89,15 +89,13 @@ impl Cf {
             check_writable(data, dtype, what)?;
         }
         let values: Box<dyn Iterator<Item = Option<f64>> + '_> = match data {
-            RBuf::Logical(x) | RBuf::Integer(x) => Box::new(
-                x.iter()
-                    .map(|&v| (v != NA_INTEGER).then_some(v as f64)),
-            ),
+            RBuf::Logical(x) | RBuf::Integer(x) => {
+                Box::new(x.iter().map(|&v| (v != NA_INTEGER).then_some(v as f64)))
+            }
             RBuf::Double(x) => Box::new(x.iter().map(|&v| (!v.is_nan()).then_some(v))),
-            RBuf::Integer64(x) => Box::new(
-                x.iter()
-                    .map(|&v| (v != NA_INTEGER64).then_some(v as f64)),
-            ),
+            RBuf::Integer64(x) => {
+                Box::new(x.iter().map(|&v| (v != NA_INTEGER64).then_some(v as f64)))
+            }
             RBuf::Complex(_) => return Ok(()),
         };
         let (packs, integer) = (self.packs(), is_integer(dtype));
@@ -230,92 +228,5 @@ impl Cf {
             DataType::Float64 => to!(f64, false, |x: f64| x, |v: i64| v as f64),
             d => unreachable!("CF encoding of {}", d.name()),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::convert::na_real;
-
-    fn cf(missing: Vec<f64>, scale: f64, offset: f64) -> Cf {
-        Cf {
-            kind: CfKind::Number,
-            missing,
-            nat: false,
-            scale,
-            offset,
-            transforms: scale != 1.0 || offset != 0.0,
-            units: None,
-            time_unit: None,
-            note: None,
-        }
-    }
-
-    /// R doubles -> stored elements of `T` through `cf`, checked first.
-    fn encode<T: Copy + Default>(cf: &Cf, dtype: DataType, x: &[f64]) -> Result<Vec<T>> {
-        let data = RBuf::Double(x);
-        cf.check_writable(&data, dtype, "array '/v'")?;
-        let mut out = vec![T::default(); x.len()];
-        let src = RBufPtr::from_ref(&data, &[x.len()]);
-        let spans = [vec![Span {
-            src: 0,
-            dst: 0,
-            len: x.len(),
-        }]];
-        // SAFETY: one run of x.len() elements in both buffers.
-        unsafe { cf.write_from(dtype, &src, out.as_mut_ptr() as *mut u8, &[1], &spans) };
-        Ok(out)
-    }
-
-    #[test]
-    fn packed_writes_round_half_to_even_and_na_becomes_the_fill_value() {
-        let c = cf(vec![-32767.0], 0.01, 273.15);
-        let out: Vec<i16> = encode(&c, DataType::Int16, &[273.15, 280.0, na_real(), f64::NAN]).unwrap();
-        assert_eq!(out, vec![0, 685, -32767, -32767]);
-        let half = cf(vec![-1.0], 2.0, 0.0);
-        let out: Vec<i8> = encode(&half, DataType::Int8, &[1.0, 3.0, 5.0, -1.0]).unwrap();
-        assert_eq!(out, vec![0, 2, 2, -0]);
-    }
-
-    #[test]
-    fn values_the_encoding_cannot_hold_are_refused() {
-        let c = cf(vec![-32767.0], 0.01, 273.15);
-        let e = encode::<i16>(&c, DataType::Int16, &[1e6]).unwrap_err();
-        assert!(matches!(e, ZarrError::Type(_)) && e.to_string().contains("int16"), "{e}");
-        let none = cf(vec![], 1.0, 0.0);
-        let e = encode::<i32>(&none, DataType::Int32, &[1.0, na_real()]).unwrap_err();
-        assert!(e.to_string().contains("no _FillValue"), "{e}");
-        // a NaN missing value is no marker for integers
-        let nan = cf(vec![f64::NAN], 0.5, 0.0);
-        assert!(encode::<i16>(&nan, DataType::Int16, &[na_real()]).is_err());
-        let e = encode::<i32>(&none, DataType::Int32, &[1.5]).unwrap_err();
-        assert!(e.to_string().contains("1.5"), "{e}");
-    }
-
-    #[test]
-    fn unpacked_writes_replace_na_and_nan_and_keep_values_exact() {
-        let c = cf(vec![1e20], 1.0, 0.0);
-        let out: Vec<f32> = encode(&c, DataType::Float32, &[1.5, na_real(), f64::NAN]).unwrap();
-        assert_eq!(out, vec![1.5, 1e20, 1e20]);
-        let big = cf(vec![-1.0], 1.0, 0.0);
-        let data = [i64::MAX - 1, NA_INTEGER64];
-        let buf = RBuf::Integer64(&data);
-        big.check_writable(&buf, DataType::Int64, "v").unwrap();
-        let mut out = [0i64; 2];
-        let src = RBufPtr::from_ref(&buf, &[2]);
-        let spans = [vec![Span { src: 0, dst: 0, len: 2 }]];
-        // SAFETY: two elements in both buffers.
-        unsafe { big.write_from(DataType::Int64, &src, out.as_mut_ptr() as *mut u8, &[1], &spans) };
-        assert_eq!(out, [i64::MAX - 1, -1]);
-    }
-
-    #[test]
-    fn times_without_a_missing_value_write_nat() {
-        let mut t = cf(vec![], 3600.0, 631152000.0);
-        t.kind = CfKind::Time;
-        t.nat = true;
-        let out: Vec<i64> = encode(&t, DataType::Int64, &[631152000.0 + 7200.0, na_real()]).unwrap();
-        assert_eq!(out, vec![2, i64::MIN]);
     }
 }

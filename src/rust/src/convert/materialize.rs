@@ -43,7 +43,7 @@ pub struct Materialize<'a> {
     pub dtype: DataType,
     pub fill: &'a [u8],
     pub na: NaRule,
-    /// CF decoding of reads and encoding of writes (`cf.rs`): when set, it
+    /// CF decoding of reads and encoding of writes (`cf/`): when set, it
     /// converts each element in place of the rules above.
     pub cf: Option<&'a crate::cf::Cf>,
 }

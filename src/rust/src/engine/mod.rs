@@ -66,7 +66,7 @@ pub struct Array {
     pub path: String,
     pub meta: ArrayMetadata,
     pub chain: CodecChain,
-    /// CF decoding of reads and encoding of writes (`cf.rs`), when it was
+    /// CF decoding of reads and encoding of writes (`cf/`), when it was
     /// asked for and the array is a CF variable; its missing values then
     /// replace the fill value's.
     pub cf: Option<Cf>,
@@ -131,7 +131,7 @@ impl Array {
         })
     }
 
-    /// Decode reads the CF way (see `cf.rs`) from now on, if the array is
+    /// Decode reads the CF way (see `cf/`) from now on, if the array is
     /// a CF variable.
     pub fn with_cf(mut self) -> Result<Array> {
         self.cf = Cf::of(&self.meta, &self.path).map_err(|e| e.context(&self.what()))?;
