@@ -300,7 +300,12 @@ array_promote <- function(arr, dimension, length) {
   new_meta$chunk_grid$configuration$chunk_shape <- as.list(append(grid_chunk_shape(meta), 1, after = at))
   new_meta$codecs <- promote_codecs(meta$codecs, at, nd)
   if (!is.null(meta$dimension_names)) {
-    new_meta$dimension_names <- append(meta$dimension_names, list(NULL), after = at)
+    # the default names of add_array() are renumbered, others gain a null
+    dn <- append(meta$dimension_names, list(NULL), after = at)
+    if (identical(unlist(meta$dimension_names), cf_default_dims(arr$name, nd))) {
+      dn <- as.list(cf_default_dims(arr$name, nd + 1L))
+    }
+    new_meta$dimension_names <- dn
   }
   metadata_json(new_meta)
   store <- arr$store

@@ -242,3 +242,14 @@ test_that("arrays made with define_array() and add_array() alone get dimension n
     }
   }
 })
+
+test_that("promote() renumbers the default dimension names of add_array()", {
+  z <- create_zarr()
+  a <- z$add_array("/", "p", define_array("int32", c(2, 3)))
+  a[] <- matrix(1:6, 2)
+  a$promote(2)
+  p <- z[["/p"]]
+  expect_identical(unlist(p$metadata$dimension_names), c("p_dim_0", "p_dim_1", "p_dim_2"))
+  expect_null(dimnames(p))
+  expect_identical(p[], array(1:6, c(2, 1, 3)))
+})
