@@ -62,7 +62,7 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   the origin it covers; a vector as long as the array fills it.
     #' @return Self, invisibly.
     write = function(data, selection = NULL) {
-      array_write(self, private$read_info(), private$engine(FALSE), data, selection)
+      array_write(self, private$read_info(), data, selection)
       invisible(self)
     },
     #' @description Change the shape of the array: grow or shrink any
@@ -311,14 +311,11 @@ engine_read <- function(info, sel, as_array, dim_names) {
 # The array's handle, shape and dimension names (see read_info).
 array_read_info <- function(arr) arr$engine_info()
 
-# The raw (not CF-decoding) handle that writes go through, after cf_encode().
-array_write_handle <- function(arr) arr$engine_info(FALSE)$handle
-
 # Write as `zarr_array$write()` does: `selection` holds ranges. Without a
 # selection, data with the array's rank (a vector for a 1-d array) goes to
 # the block at the origin that it covers, as the manual has it; a plain
 # vector of the array's length fills the whole array.
-array_write <- function(arr, info, handle, data, selection) {
+array_write <- function(arr, info, data, selection) {
   what <- array_what(arr)
   shape <- arr$shape
   if (is.null(selection) && length(shape)) {
@@ -330,8 +327,7 @@ array_write <- function(arr, info, handle, data, selection) {
   }
   sel <- range_selection(selection, shape, what)
   data <- broadcast_to(data, selection_shape(sel, shape), what)
-  data <- cf_encode(data, info$cf, arr$data_type$data_type, what)
-  engine_write(arr, handle, data, sel)
+  engine_write(arr, info$handle, cf_encode(data, info$cf), sel)
 }
 
 # `data` recycled to `target` as R-CF's zarr broadcasts: dimensions of

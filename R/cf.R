@@ -1,9 +1,9 @@
 # CF decoding: the encodings xarray writes into Zarr attributes, read as
 # xarray.open_zarr() reads them by default. Which arrays are decoded and
-# how is decided by the engine (src/rust/src/cf.rs), which also converts
-# each element while it scatters a chunk into R's vector; this file holds
-# the R side: the switch, the R classes of times, printing, and the
-# encoding of writes.
+# how is decided by the engine (src/rust/src/cf/), which also converts
+# each element while it scatters a chunk into R's vector, and back while it
+# gathers one for a write; this file holds the R side: the switch, the R
+# classes of times, printing, and dimension names.
 
 #' CF decoding
 #'
@@ -49,16 +49,22 @@
 #' **What R writes.** [as_zarr()] gives every array dimension names and
 #' the CF attributes with which xarray reads it as R means it (`NA` as
 #' NaN/NaT, POSIXct and Date as times); see there. Such an array reads
-#' back in R under the Zarr rule, which its `_FillValue` repeats.
+#' back in R under the Zarr rule, which its `_FillValue` repeats. Arrays
+#' made with `add_array()` get dimension names too, unless the definition
+#' has its own: `"<name>_dim_0"`, `"<name>_dim_1"`, ... as in [as_zarr()].
+#' Names of that form alone do not make an array a CF variable: it keeps
+#' the Zarr rule (so a fill value of 0 still reads as `NA`).
 #'
 #' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
 #' every array then reads its stored values under the Zarr rule.
 #'
-#' **Writes** through a CF variable encode: `NA` becomes the first of
-#' `_FillValue`/`missing_value`, values are packed with the inverse of
-#' `scale_factor`/`add_offset` and rounded to the stored integer type, and
-#' times become the stored units. `NA` is refused where the array has no
-#' missing value, and so are values the stored type cannot hold.
+#' **Writes** through a CF variable encode: `NA` (and `NaN`) becomes the
+#' first of `_FillValue`/`missing_value` (NaT for int64 times without
+#' one), values are packed with the inverse of `scale_factor`/`add_offset`
+#' and rounded half to even to the stored integer type, and times become
+#' the stored units. `NA` is refused where the array has no missing value,
+#' and so are values the stored type cannot hold. The engine encodes while
+#' it gathers the chunks: no extra pass over the data.
 #'
 #' @name cf_decoding
 #' @examples
@@ -99,26 +105,13 @@ cf_warn <- function(message) {
                     list(message = message, call = NULL)))
 }
 
-# R values for a write through a CF variable -> the stored values.
-cf_encode <- function(data, cf, data_type, what) {
-  # (bool has no NA to encode; strings and complex numbers are not decoded)
-  plain <- is.null(cf) || isTRUE(cf$zarr_rule) || is.character(data)
-  if (plain || data_type %in% c("bool", "complex64", "complex128")) return(data)
-  if (cf$kind == "bool") data <- as.integer(data)
-  if (inherits(data, "difftime")) data <- as.numeric(data, units = "secs")
-  if (inherits(data, "POSIXt") || inherits(data, "Date")) data <- as.numeric(as.POSIXct(data, tz = "UTC"))
-  na <- is.na(data)
-  if (cf$kind != "bool" && (cf$scale != 1 || cf$offset != 0)) {
-    data <- (as.numeric(data) - cf$offset) / cf$scale
-    if (!startsWith(data_type, "float")) data <- round(data, digits = 0L)
-  }
-  if (any(na)) {
-    marker <- unlist(cf$missing)
-    if (!length(marker)) {
-      zarr_abort("type", sprintf("%s: NA cannot be written: the CF variable has no _FillValue or missing_value", what))
-    }
-    data[na] <- marker[1L]
-  }
+# R's time classes -> the seconds since 1970 (difftime: seconds) that the
+# engine encodes into a CF variable's stored units; other data goes to the
+# engine as it is, which encodes it while it gathers the chunks (cf/encode.rs).
+cf_encode <- function(data, cf) {
+  if (is.null(cf) || isTRUE(cf$zarr_rule)) return(data)
+  if (inherits(data, "difftime")) return(as.numeric(data, units = "secs"))
+  if (inherits(data, "POSIXt") || inherits(data, "Date")) return(as.numeric(as.POSIXct(data, tz = "UTC")))
   data
 }
 
@@ -179,6 +172,28 @@ cf_dimension_names <- function(x, name) {
 cf_default_dims <- function(name, n) {
   prefix <- if (is.null(name) || !nzchar(name)) "dim_" else paste0(basename(name), "_dim_")
   paste0(prefix, seq_len(n) - 1L)
+}
+
+# The definition `metadata` (an array_builder or a list) of a new array
+# `name`, with dimension names: the caller's where given (v3
+# `dimension_names`, or a v2 `_ARRAY_DIMENSIONS` attribute), else the
+# defaults of as_zarr(), so that xarray opens every store this package
+# writes. A builder is copied: the caller may define more arrays with it.
+cf_with_dimension_names <- function(metadata, name) {
+  named <- function(names, attrs) !is.null(names) || !is.null(attrs[["_ARRAY_DIMENSIONS"]])
+  if (inherits(metadata, "array_builder")) {
+    private <- metadata$.__enclos_env__$private
+    n <- length(private$.shape)
+    if (!n || named(private$.dimension_names, private$.attributes)) return(metadata)
+    metadata <- metadata$clone(deep = TRUE)
+    metadata$.__enclos_env__$private$.dimension_names <- as.list(cf_default_dims(name, n))
+    return(metadata)
+  }
+  if (!is.list(metadata)) return(metadata)
+  n <- length(metadata$shape)
+  if (!n || named(metadata$dimension_names, metadata$attributes)) return(metadata)
+  metadata$dimension_names <- as.list(cf_default_dims(name, n))
+  metadata
 }
 
 # Stored dimension names `dn` of the array `name` as R shows them: the

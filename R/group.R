@@ -66,7 +66,9 @@ zarr_group <- R6::R6Class("zarr_group",
     #' @description Add an array under this group.
     #' @param name The name of the new array.
     #' @param metadata A list or [array_builder] defining the array. A
-    #'   missing `chunk_key_encoding` is filled in with the store's.
+    #'   missing `chunk_key_encoding` is filled in with the store's, and
+    #'   missing dimension names with `"<name>_dim_0"`, ... (see
+    #'   [as_zarr()]).
     #' @return The new [zarr_array], or NULL (with a warning that says why)
     #'   when it cannot be created (an invalid or taken name, metadata that
     #'   is not valid).
@@ -150,6 +152,7 @@ group_add_group <- function(self, private, name) {
 }
 
 group_add_array <- function(self, private, name, metadata) {
+  metadata <- cf_with_dimension_names(metadata, name)
   meta <- self$store$create_array(self$path, name, metadata)
   private$add_child(build_node(name, meta, self, self$store))
 }

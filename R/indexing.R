@@ -206,8 +206,8 @@ empty_result <- function(x, sel, drop) {
   if (length(value) != n) value <- value[rep_len(seq_along(value), n)]
   full <- lapply(seq_along(sel), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
   what <- array_what(x)
-  value <- cf_encode(value, array_read_info(x)$cf, x$data_type$data_type, what)
-  engine_write(x, array_write_handle(x), value, engine_selection(full, x$shape, what))
+  info <- array_read_info(x)
+  engine_write(x, info$handle, cf_encode(value, info$cf), engine_selection(full, x$shape, what))
   x
 }
 

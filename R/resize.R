@@ -55,9 +55,10 @@ move_key <- function(store, from, to) {
 # The shape of the chunk grid's chunks (the shard shape of a sharded array).
 grid_chunk_shape <- function(meta) as.numeric(unlist(meta$chunk_grid$configuration$chunk_shape))
 
-# An engine handle on `meta` for the array at `path`, without storing it.
-engine_on <- function(store, path, meta) {
-  zarr_call(rz_array_attach(store_handle(store), node_key_path(path), metadata_json(meta), FALSE))
+# An engine handle on `meta` for the array at `path`, without storing it;
+# with `decode`, its writes CF-encode.
+engine_on <- function(store, path, meta, decode = FALSE) {
+  zarr_call(rz_array_attach(store_handle(store), node_key_path(path), metadata_json(meta), decode))
 }
 
 # `arr` must be writable and have a regular grid.
@@ -247,12 +248,11 @@ array_append <- function(arr, x, along) {
   # The data goes in through a handle on the new shape, in parallel as any
   # write; the metadata is stored last, so a crash in between leaves the
   # old shape, whose chunks only ever gain values beyond its end.
-  handle <- engine_on(arr$store, arr$path, new_meta)
+  handle <- engine_on(arr$store, arr$path, new_meta, cf_decode())
   sel <- lapply(seq_len(nd), function(d) engine_whole(shape[d]))
   sel[[along]] <- structure(c(shape[along], xd[along]), zarr_range = TRUE)
   dim(x) <- NULL
-  x <- cf_encode(x, array_read_info(arr)$cf, arr$data_type$data_type, what)
-  engine_write(arr, handle, x, sel)
+  engine_write(arr, handle, cf_encode(x, array_read_info(arr)$cf), sel)
   store_new_metadata(arr, new_meta)
 }
 
@@ -300,7 +300,12 @@ array_promote <- function(arr, dimension, length) {
   new_meta$chunk_grid$configuration$chunk_shape <- as.list(append(grid_chunk_shape(meta), 1, after = at))
   new_meta$codecs <- promote_codecs(meta$codecs, at, nd)
   if (!is.null(meta$dimension_names)) {
-    new_meta$dimension_names <- append(meta$dimension_names, list(NULL), after = at)
+    # the default names of add_array() are renumbered, others gain a null
+    dn <- append(meta$dimension_names, list(NULL), after = at)
+    if (identical(unlist(meta$dimension_names), cf_default_dims(arr$name, nd))) {
+      dn <- as.list(cf_default_dims(arr$name, nd + 1L))
+    }
+    new_meta$dimension_names <- dn
   }
   metadata_json(new_meta)
   store <- arr$store

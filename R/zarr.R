@@ -52,7 +52,9 @@ zarr <- R6::R6Class("zarr",
     #' @param name The name of the new array.
     #' @param metadata A list or [array_builder] defining the array. A
     #'   missing `chunk_key_encoding` is filled in with the store's (see the
-    #'   store's `separator`).
+    #'   store's `separator`), and missing dimension names with
+    #'   `"<name>_dim_0"`, ... (see [as_zarr()]), so that xarray opens the
+    #'   store.
     #' @return The new [zarr_array], or NULL (with a warning that says why)
     #'   when it cannot be created, as for `add_group()`, or when the
     #'   metadata is not valid.

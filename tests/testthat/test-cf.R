@@ -198,3 +198,58 @@ test_that("what R writes, xarray reads as R meant it (values, NA as NaN/NaT, tim
     }
   }
 })
+
+test_that("arrays made with define_array() and add_array() alone get dimension names, and xarray opens their store", {
+  for (writer in c("zarr3", "zarr2")) {
+    for (fmt in if (writer == "zarr3") c(3L, 2L) else 2L) {
+      path <- withr::local_tempfile(fileext = ".zarr")
+      z <- create_zarr(path, zarr_format = fmt)
+      dbl <- define_array("float64", c(3, 4))
+      dbl$chunk_shape <- c(2, 2)
+      a <- z$add_array("/", "dbl", dbl)
+      a[] <- matrix(c(0.5, -1, 0, 2:10), 3, 4)
+      # the same builder for a second array: each gets its own names
+      b <- z$add_array("/", "again", dbl)
+      b[] <- matrix(1:12, 3, 4)
+      i <- z$add_array("/", "int", define_array("int32", c(2, 3, 2)))
+      i[] <- array(c(0L, -5L, 7L, .Machine$integer.max, 1:8), c(2, 3, 2))
+      s <- z$add_array("/", "chr", define_array("string", 3))
+      s[] <- c("x", "", "\u00fc")
+      # names the caller gives are kept
+      named <- define_array("float32", 2)$metadata()
+      named$dimension_names <- list("lat")
+      n <- z$add_array("/", "lat", named)
+      n[] <- c(-45, 45)
+      expect_identical(unlist(z[["/dbl"]]$metadata$dimension_names), c("dbl_dim_0", "dbl_dim_1"))
+      expect_identical(unlist(z[["/again"]]$metadata$dimension_names), c("again_dim_0", "again_dim_1"))
+      expect_null(dimnames(z[["/int"]]))
+      expect_identical(names(dimnames(z[["/lat"]])), "lat")
+      # the default names keep the Zarr rule: a 0 fill value still reads as NA
+      zero <- define_array("int16", 2)
+      zero$fill_value <- 0
+      zr <- z$add_array("/", "zero", zero)
+      zr[] <- c(0L, 3L)
+      expect_identical(z[["/zero"]][], c(NA, 3L))
+      seen <- xarray_view(writer, path)
+      what <- sprintf("v%d (xarray %s, zarr %s)", fmt, seen[["_versions"]]$xarray, seen[["_versions"]]$zarr)
+      for (v in c("dbl", "again", "int", "chr", "lat")) {
+        e <- seen$variables[[v]]
+        x <- z[[paste0("/", v)]][]
+        dims <- if (v == "lat") "lat" else paste0(v, "_dim_", seq_along(dim(x) %||% 1L) - 1L)
+        expect_identical(unlist(e$dims), dims, label = paste(what, v))
+        expect_identical(xarray_compare(x, e), "", label = paste(what, v))
+      }
+    }
+  }
+})
+
+test_that("promote() renumbers the default dimension names of add_array()", {
+  z <- create_zarr()
+  a <- z$add_array("/", "p", define_array("int32", c(2, 3)))
+  a[] <- matrix(1:6, 2)
+  a$promote(2)
+  p <- z[["/p"]]
+  expect_identical(unlist(p$metadata$dimension_names), c("p_dim_0", "p_dim_1", "p_dim_2"))
+  expect_null(dimnames(p))
+  expect_identical(p[], array(1:6, c(2, 1, 3)))
+})

@@ -8,8 +8,9 @@ use crate::dtype::{DataType, RType};
 use crate::fill::f64_to_f16;
 
 impl Materialize<'_> {
-    /// R buffer -> chunk elements (native endian). Values must have passed
-    /// `check_writable` first, so every conversion here is exact or NA.
+    /// R buffer -> chunk elements (native endian), CF-encoded where `cf`
+    /// is set. Values must have passed `check_writable` (`Cf::check_writable`)
+    /// first, so every conversion here is exact or NA.
     ///
     /// # Safety
     /// As `strided_copy`: `src` is an R buffer covering every element `spans`
@@ -22,6 +23,9 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
     ) {
         let Materialize { dtype, fill, .. } = *self;
+        if let Some(cf) = self.cf {
+            return cf.write_from(dtype, src, dst, dst_strides, spans);
+        }
         let ss = &src.strides;
         // The closures below are `move`: holding the fill value itself rather
         // than a reference to it lets the compiler load it unconditionally, so

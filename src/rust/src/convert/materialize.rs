@@ -43,8 +43,8 @@ pub struct Materialize<'a> {
     pub dtype: DataType,
     pub fill: &'a [u8],
     pub na: NaRule,
-    /// CF decoding of reads (`cf.rs`): when set, it converts each element
-    /// in place of the rules above.
+    /// CF decoding of reads and encoding of writes (`cf/`): when set, it
+    /// converts each element in place of the rules above.
     pub cf: Option<&'a crate::cf::Cf>,
 }
 

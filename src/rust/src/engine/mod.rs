@@ -25,6 +25,7 @@ pub use strings::StringRead;
 use crate::cf::Cf;
 use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{Materialize, NaRule};
+use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::store::{ByteRange, Store, StoreKey};
@@ -65,8 +66,9 @@ pub struct Array {
     pub path: String,
     pub meta: ArrayMetadata,
     pub chain: CodecChain,
-    /// CF decoding of reads (`cf.rs`), when it was asked for and the array
-    /// is a CF variable; its missing values then replace the fill value's.
+    /// CF decoding of reads and encoding of writes (`cf/`), when it was
+    /// asked for and the array is a CF variable; its missing values then
+    /// replace the fill value's.
     pub cf: Option<Cf>,
 }
 
@@ -129,10 +131,10 @@ impl Array {
         })
     }
 
-    /// Decode reads the CF way (see `cf.rs`) from now on, if the array is
+    /// Decode reads the CF way (see `cf/`) from now on, if the array is
     /// a CF variable.
     pub fn with_cf(mut self) -> Result<Array> {
-        self.cf = Cf::of(&self.meta).map_err(|e| e.context(&self.what()))?;
+        self.cf = Cf::of(&self.meta, &self.path).map_err(|e| e.context(&self.what()))?;
         Ok(self)
     }
 
@@ -141,6 +143,19 @@ impl Array {
         self.cf
             .as_ref()
             .filter(|c| c.active() && !c.is_zarr_rule(&self.meta))
+    }
+
+    /// The CF encoding of writes: that of every CF variable of a numeric
+    /// type whose decoding is not the Zarr rule, active or not (one with
+    /// no missing value refuses NA).
+    pub fn write_cf(&self) -> Option<&Cf> {
+        let numeric = !matches!(
+            self.meta.data_type,
+            DataType::Bool | DataType::Complex64 | DataType::Complex128 | DataType::String
+        );
+        self.cf
+            .as_ref()
+            .filter(|c| numeric && !c.is_zarr_rule(&self.meta))
     }
 
     /// Whether elements equal to the fill value read as NA: not in a CF
@@ -213,6 +228,14 @@ impl Array {
             fill: &self.meta.fill_value.bytes,
             na: NaRule::of(self.fill_marks_na()),
             cf: self.active_cf(),
+        }
+    }
+
+    /// The element rules of this array's writes (CF-encoding).
+    fn write_materialize(&self) -> Materialize<'_> {
+        Materialize {
+            cf: self.write_cf(),
+            ..self.materialize()
         }
     }
 

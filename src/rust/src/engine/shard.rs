@@ -323,7 +323,7 @@ impl Array {
         }
         // SAFETY: spans stay inside the inner chunk and inside `src`.
         unsafe {
-            self.materialize()
+            self.write_materialize()
                 .write_from(src, buf.as_mut_ptr(), inner_strides, &spans)
         };
     }

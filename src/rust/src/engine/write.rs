@@ -51,13 +51,16 @@ impl Array {
         if !self.check_write(sel, data.len())? {
             return Ok(vec![]);
         }
-        check_writable(data, self.meta.data_type, &what)?;
+        match self.write_cf() {
+            Some(cf) => cf.check_writable(data, self.meta.data_type, &what)?,
+            None => check_writable(data, self.meta.data_type, &what)?,
+        }
         let src = RBufPtr::from_ref(data, &sel.shape());
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
         let cshape = self.chunk_shape();
         let strides = self.chain.stored_strides(&cshape);
-        let m = self.materialize();
+        let m = self.write_materialize();
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
         let straight = self.stores_as_r(src.rtype, &strides);

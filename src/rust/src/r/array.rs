@@ -6,7 +6,7 @@ pub(super) fn array_value(a: Array) -> Robj {
     ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
 }
 
-/// The array, CF-decoded (`cf.rs`) when `decode` says so.
+/// The array, CF-decoded (`cf/`) when `decode` says so.
 pub(super) fn decoded(a: Array, decode: bool) -> Result<Array> {
     if decode {
         a.with_cf()
