@@ -27,6 +27,54 @@ fn rz_node_document(h: Robj, path: &str) -> Robj {
     })
 }
 
+/// `rz_node_document` parsed into R lists as `jsonlite::fromJSON(text,
+/// simplifyVector = FALSE, bigint_as_char = TRUE)` would, so that opening
+/// a node needs no JSON parser in R (nor loading one). A document with a
+/// NUL character in a string stays text, for R's parser to refuse.
+/// @noRd
+#[extendr]
+fn rz_node_metadata(h: Robj, path: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        let what = format!("node '/{}'", path.trim_matches('/'));
+        let path = node_path(path).map_err(|e| e.context(&what))?;
+        let out = match h.nodes.document(h.store.as_ref(), &path)? {
+            Some(t) if t.contains("\\u0000") => t.into(),
+            Some(t) => json_value(&serde_json::from_str(&t)?),
+            None => ().into(),
+        };
+        Ok(with_warnings_of(out, "metadata", h.nodes.take_warnings()))
+    })
+}
+
+/// A JSON value as jsonlite's parser gives it without simplification:
+/// objects are named lists, arrays lists, integers R integers where they
+/// fit (not -2^31, R's NA), doubles beyond, and text past 2^53 (where a
+/// double loses digits); an integer outside 64 bits is a double.
+fn json_value(v: &serde_json::Value) -> Robj {
+    use serde_json::Value;
+    const EXACT: i64 = 1 << 53;
+    match v {
+        Value::Null => ().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::String(s) => s.as_str().into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i == i64::MIN => (i as f64).into(),
+            Some(i) if !(-EXACT..=EXACT).contains(&i) => i.to_string().into(),
+            Some(i) if i > i32::MAX as i64 || i < -(i32::MAX as i64) => (i as f64).into(),
+            Some(i) => (i as i32).into(),
+            None => n.as_f64().unwrap_or(f64::NAN).into(),
+        },
+        Value::Array(a) => List::from_values(a.iter().map(json_value)).into(),
+        Value::Object(m) => {
+            let mut l = List::from_values(m.values().map(json_value));
+            l.set_names(m.keys().map(String::as_str))
+                .expect("as many names as values");
+            l.into()
+        }
+    }
+}
+
 /// The paths of the nodes directly below `path` from consolidated
 /// metadata, sorted; NULL when the root has none (the store is listed).
 /// @noRd
@@ -111,6 +159,7 @@ fn rz_node_version(h: Robj, version: i32) -> Robj {
 extendr_module! {
     mod node;
     fn rz_node_document;
+    fn rz_node_metadata;
     fn rz_node_children;
     fn rz_node_array;
     fn rz_node_array_document;
