@@ -156,6 +156,22 @@ fn rz_node_version(h: Robj, version: i32) -> Robj {
     })
 }
 
+/// The version tags of the document keys read since the last call:
+/// list(keys, tags), a tag NA where the key was absent or has none.
+/// @noRd
+#[extendr]
+fn rz_node_take_tags(h: Robj) -> Robj {
+    guard(|| {
+        let (keys, tags): (Vec<String>, Vec<Option<String>>) =
+            handle_of(&h)?.nodes.take_tags().into_iter().unzip();
+        let tags: Strings = tags
+            .into_iter()
+            .map(|t| t.map_or_else(Rstr::na, Rstr::from))
+            .collect();
+        Ok(list!(keys = strings(keys), tags = tags).into())
+    })
+}
+
 extendr_module! {
     mod node;
     fn rz_node_document;
@@ -166,4 +182,5 @@ extendr_module! {
     fn rz_node_put;
     fn rz_node_forget;
     fn rz_node_version;
+    fn rz_node_take_tags;
 }
