@@ -52,25 +52,67 @@ fn rz_node_metadata(h: Robj, path: &str) -> Robj {
 /// fit (not -2^31, R's NA), doubles beyond, and text past 2^53 (where a
 /// double loses digits); an integer outside 64 bits is a double.
 fn json_value(v: &serde_json::Value) -> Robj {
+    // SAFETY: on R's thread (a .Call); json_sexp leaves nothing protected
+    // and its strings hold no NUL (the caller checked), so R raises no
+    // error past Rust frames.
+    unsafe { Robj::from_sexp(json_sexp(v)) }
+}
+
+/// `json_value` with R's C API directly: extendr's wrappers cost several
+/// times jsonlite's parse for every value they make.
+unsafe fn json_sexp(v: &serde_json::Value) -> extendr_ffi::SEXP {
+    use extendr_ffi::*;
     use serde_json::Value;
     const EXACT: i64 = 1 << 53;
+    let text = |s: &str| Rf_mkCharLenCE(s.as_ptr().cast(), s.len() as i32, cetype_t::CE_UTF8);
+    let string = |s: &str| {
+        let out = Rf_protect(Rf_allocVector(SEXPTYPE::STRSXP, 1));
+        SET_STRING_ELT(out, 0, text(s));
+        Rf_unprotect(1);
+        out
+    };
+    let real = |x: f64| {
+        let out = Rf_allocVector(SEXPTYPE::REALSXP, 1);
+        *REAL(out) = x;
+        out
+    };
     match v {
-        Value::Null => ().into(),
-        Value::Bool(b) => (*b).into(),
-        Value::String(s) => s.as_str().into(),
+        Value::Null => R_NilValue,
+        Value::Bool(b) => {
+            let out = Rf_allocVector(SEXPTYPE::LGLSXP, 1);
+            *LOGICAL(out) = *b as i32;
+            out
+        }
+        Value::String(s) => string(s),
         Value::Number(n) => match n.as_i64() {
-            Some(i) if i == i64::MIN => (i as f64).into(),
-            Some(i) if !(-EXACT..=EXACT).contains(&i) => i.to_string().into(),
-            Some(i) if i > i32::MAX as i64 || i < -(i32::MAX as i64) => (i as f64).into(),
-            Some(i) => (i as i32).into(),
-            None => n.as_f64().unwrap_or(f64::NAN).into(),
+            Some(i) if i == i64::MIN => real(i as f64),
+            Some(i) if !(-EXACT..=EXACT).contains(&i) => string(&i.to_string()),
+            Some(i) if i > i32::MAX as i64 || i < -(i32::MAX as i64) => real(i as f64),
+            Some(i) => {
+                let out = Rf_allocVector(SEXPTYPE::INTSXP, 1);
+                *INTEGER(out) = i as i32;
+                out
+            }
+            None => real(n.as_f64().unwrap_or(f64::NAN)),
         },
-        Value::Array(a) => List::from_values(a.iter().map(json_value)).into(),
+        Value::Array(a) => {
+            let out = Rf_protect(Rf_allocVector(SEXPTYPE::VECSXP, a.len() as isize));
+            for (i, x) in a.iter().enumerate() {
+                SET_VECTOR_ELT(out, i as isize, json_sexp(x));
+            }
+            Rf_unprotect(1);
+            out
+        }
         Value::Object(m) => {
-            let mut l = List::from_values(m.values().map(json_value));
-            l.set_names(m.keys().map(String::as_str))
-                .expect("as many names as values");
-            l.into()
+            let out = Rf_protect(Rf_allocVector(SEXPTYPE::VECSXP, m.len() as isize));
+            let names = Rf_protect(Rf_allocVector(SEXPTYPE::STRSXP, m.len() as isize));
+            for (i, (k, x)) in m.iter().enumerate() {
+                SET_STRING_ELT(names, i as isize, text(k));
+                SET_VECTOR_ELT(out, i as isize, json_sexp(x));
+            }
+            Rf_setAttrib(out, R_NamesSymbol, names);
+            Rf_unprotect(2);
+            out
         }
     }
 }
