@@ -28,6 +28,7 @@
 #' arr[1:3, 1:2]
 zarr_array <- R6::R6Class("zarr_array",
   inherit = zarr_node,
+  cloneable = FALSE,
   public = list(
     #' @description Open an array; it must exist in the store.
     #' @param name The name of the array.

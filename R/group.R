@@ -16,6 +16,7 @@
 #' root$count_arrays()
 zarr_group <- R6::R6Class("zarr_group",
   inherit = zarr_node,
+  cloneable = FALSE,
   public = list(
     #' @description Open a group; it must exist in the store.
     #' @param name The name ("" for the root group).
@@ -217,6 +218,7 @@ unreadable_abort <- function(node) {
 # `groups` and counts, and raises its error when it is opened.
 zarr_unreadable_node <- R6::R6Class("zarr_unreadable_node",
   inherit = zarr_node,
+  cloneable = FALSE,
   public = list(
     print = function(...) {
       cat("<Zarr node, unreadable> ", self$path, "\n", self$metadata$unreadable$message, "\n", sep = "")

@@ -11,6 +11,7 @@
 #' @docType class
 #' @export
 zarr_node <- R6::R6Class("zarr_node",
+  cloneable = FALSE,
   public = list(
     #' @description Initialize a node.
     #' @param name The name of the node ("" for the root).

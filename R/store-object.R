@@ -188,6 +188,8 @@ objectstore_set <- function(self, private, key, value) {
 }
 
 objectstore_get_metadata <- function(self, private, prefix) {
+  # Tags of earlier reads (outside this method) may be stale now.
+  zarr_call(rz_node_take_tags(private$handle))
   meta <- store_get_metadata(private$handle, prefix)
   if (is.null(meta) || self$read_only) return(meta)
   path <- node_key_path(prefix)
@@ -196,10 +198,15 @@ objectstore_get_metadata <- function(self, private, prefix) {
   } else {
     "zarr.json"
   }
+  # The engine read the documents with their versions (one request each);
+  # only a document it did not read (one of consolidated metadata) is
+  # asked for again.
+  read <- zarr_call(rz_node_take_tags(private$handle))
   for (doc in docs) {
     key <- if (nzchar(path)) paste(path, doc, sep = "/") else doc
-    got <- zarr_call(rz_store_get_versioned(private$handle, key))
-    private$.tags[[key]] <- got$tag
+    at <- match(key, read$keys)
+    tag <- if (is.na(at)) zarr_call(rz_store_get_versioned(private$handle, key))$tag else read$tags[[at]]
+    private$.tags[[key]] <- if (!is.null(tag) && !is.na(tag)) tag
   }
   meta
 }

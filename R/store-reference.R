@@ -84,6 +84,9 @@ is_reference_set <- function(location) {
   if (file.exists(path) && !dir.exists(path)) return(TRUE)
   zmeta <- file.path(path, ".zmetadata")
   if (!dir.exists(path) || !file.exists(zmeta)) return(FALSE)
+  # A Zarr root document makes it a store (whose .zmetadata is consolidated
+  # metadata, maybe large): Parquet reference folders have none.
+  if (any(file.exists(file.path(path, c("zarr.json", ".zgroup", ".zarray"))))) return(FALSE)
   # Parquet reference folders hold their own .zmetadata, with record_size.
   meta <- tryCatch(jsonlite::fromJSON(zmeta, simplifyVector = FALSE), error = function(e) NULL)
   !is.null(meta$record_size)

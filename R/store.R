@@ -288,13 +288,11 @@ zarr_memorystore <- R6::R6Class("zarr_memorystore",
 
 # An existing folder with files in it must be a Zarr store.
 check_store_folder <- function(path) {
-  if (!dir.exists(path)) return(invisible(NULL))
-  if (!length(list.files(path, all.files = TRUE, no.. = TRUE))) return(invisible(NULL))
+  # The documents first: listing a large store's root folder costs more.
   docs <- file.path(path, c("zarr.json", ".zgroup", ".zarray", ".zmetadata"))
-  if (!any(file.exists(docs))) {
-    zarr_abort("argument", sprintf("'%s' exists and is not a Zarr store (it has no zarr.json)", path))
-  }
-  invisible(NULL)
+  if (any(file.exists(docs)) || !dir.exists(path)) return(invisible(NULL))
+  if (!length(list.files(path, all.files = TRUE, no.. = TRUE))) return(invisible(NULL))
+  zarr_abort("argument", sprintf("'%s' exists and is not a Zarr store (it has no zarr.json)", path))
 }
 
 # The Rust handle of a store, for the array engine.
@@ -373,8 +371,9 @@ to_json <- function(x, pretty = TRUE) {
 # root's consolidated metadata, when it has some, answers for every node
 # below it without a read of the store.
 store_get_metadata <- function(handle, prefix) {
-  txt <- zarr_call(rz_node_document(handle, node_key_path(prefix)))
-  if (is.null(txt)) NULL else parse_json(txt)
+  # The engine gives R lists (text only for a document R must refuse).
+  meta <- zarr_call(rz_node_metadata(handle, node_key_path(prefix)))
+  if (is.character(meta)) parse_json(meta) else meta
 }
 
 # The document an array's engine is opened from without reading the store

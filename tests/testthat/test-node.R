@@ -84,3 +84,36 @@ test_that("set_node() puts a node object in place of the child of the same name"
   expect_error(a$set_node(other), class = "zarr_error_argument", regexp = "another parent")
   expect_error(a$set_node("b"), class = "zarr_error_argument")
 })
+
+test_that("node documents reach R as jsonlite parses them, without R parsing JSON", {
+  s <- zarr_memorystore$new()
+  doc <- paste0(
+    '{"zarr_format": 3, "node_type": "group", "attributes": {',
+    '"int": 5, "neg": -7, "max": 2147483647, "min": -2147483648, "big": 3000000000,',
+    '"past53": 9007199254740993, "huge": 12345678901234567890, "real": 1.0, "exp": 1e3,',
+    '"flag": true, "none": null, "empty": {}, "list": [], "mixed": [1, "a", null, [false]],',
+    '"text": "caf\\u00e9", "nested": {"a": {"b": [0.5]}}}}'
+  )
+  s$set("zarr.json", charToRaw(doc))
+  got <- open_zarr(s)$root$metadata
+  h <- store_handle(s)
+  expect_identical(got, parse_json(zarr_call(rz_node_document(h, ""))))
+  a <- got$attributes
+  expect_identical(a$int, 5L)
+  expect_identical(a$neg, -7L)
+  expect_identical(a$max, 2147483647L)
+  expect_identical(a$min, -2147483648)
+  expect_identical(a$big, 3e9)
+  expect_identical(a$past53, "9007199254740993")
+  expect_identical(a$huge, 12345678901234567890)
+  expect_identical(a$real, 1)
+  expect_identical(a$exp, 1000)
+  expect_true("none" %in% names(a))
+  expect_null(a$none)
+  expect_identical(a$empty, structure(list(), names = character(0)))
+  expect_identical(a$list, list())
+  expect_identical(a$mixed, list(1L, "a", NULL, list(FALSE)))
+  expect_identical(a$text, "caf\u00e9")
+  expect_identical(Encoding(a$text), "UTF-8")
+  expect_identical(a$nested, list(a = list(b = list(0.5))))
+})

@@ -275,6 +275,29 @@ test_that("two processes updating the attributes of one array: one wins, the oth
   expect_identical(open_zarr(url)[["/a"]]$attributes, list(writer = "first", more = 1L))
 })
 
+test_that("a writable open reads each metadata document once, with its version, and a read fetches only chunks", {
+  s3 <- local_s3()
+  url <- sprintf("s3://%s/once.zarr", s3$bucket)
+  d <- define_array("float64", c(8, 8))
+  d$chunk_shape <- c(4, 4)
+  x <- matrix(as.numeric(1:64), 8, 8)
+  create_zarr(url)$add_array("/", "x", d)$write(x)
+  proxy <- start_s3_proxy(s3$server)
+  withr::local_envvar(AWS_ENDPOINT_URL = proxy$endpoint)
+  a <- open_zarr(url)[["/x"]]
+  # The root's zarr.json and the array's, one GET each.
+  expect_identical(s3_proxy_stats(proxy)$requests, 2L)
+  expect_identical(a[1:4, 1:4], x[1:4, 1:4])
+  expect_identical(s3_proxy_stats(proxy)$requests, 3L)
+  expect_identical(a[], x)
+  expect_identical(s3_proxy_stats(proxy)$requests, 7L)
+  # The version read with the document guards the update: another writer
+  # in between makes it a conflict.
+  open_zarr(url)[["/x"]]$set_attribute("by", "other")
+  expect_error(a$set_attribute("by", "me"), "once.zarr/x/zarr.json", class = "zarr_error_conflict")
+  expect_identical(open_zarr(url)[["/x"]]$attributes$by, "other")
+})
+
 # ---------------------------------------------------------------- large values and failures
 
 test_that("a chunk over 64 MiB is uploaded in parts and reads back whole", {

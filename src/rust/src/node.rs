@@ -36,6 +36,11 @@ struct Docs {
     /// Warnings about documents read since R last took them (members of
     /// known objects this reader does not know: see `metadata::strict`).
     warnings: Vec<String>,
+    /// The version tag of each document key read since R last took them
+    /// (None: absent, or the store gave no tag), on a store with
+    /// conditional writes: R updates a document only at the version it
+    /// read, and needs no second request to learn it.
+    tags: Vec<(String, Option<String>)>,
 }
 
 /// The cache of one store handle. Store reads happen outside the lock.
@@ -62,8 +67,10 @@ impl NodeDocs {
             }
         }
         let what = format!("node '/{path}'");
-        let Some((node, doc, warning)) = read_r_form(store, path).map_err(|e| e.context(&what))?
-        else {
+        let tags = std::cell::RefCell::new(Vec::new());
+        let read = read_r_form(store, path, &tags).map_err(|e| e.context(&what));
+        self.lock().tags.extend(tags.into_inner());
+        let Some((node, doc, warning)) = read? else {
             return Ok(None);
         };
         self.lock().warnings.extend(warning);
@@ -84,6 +91,12 @@ impl NodeDocs {
     /// The warnings gathered by reads since the last call, for R to raise.
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().warnings)
+    }
+
+    /// The version tags of the document keys read since the last call
+    /// (only on a writable store with conditional writes).
+    pub fn take_tags(&self) -> Vec<(String, Option<String>)> {
+        std::mem::take(&mut self.lock().tags)
     }
 
     /// The paths of the nodes directly below `path` when the root has
@@ -184,9 +197,26 @@ fn parent_of(path: &str) -> &str {
 type ReadNode = (NodeMetadata, Value, Option<String>);
 
 /// The node at `path` and its canonical R-form document (64-bit fill values
-/// as text, as R's parser needs them).
-fn read_r_form(store: &dyn Store, path: &str) -> Result<Option<ReadNode>> {
-    let Some((node, warning)) = metadata::read_node_warning(store, path)? else {
+/// as text, as R's parser needs them). On a writable store with
+/// conditional writes each document key read goes into `tags` with its
+/// version, from the same request.
+fn read_r_form(
+    store: &dyn Store,
+    path: &str,
+    tags: &std::cell::RefCell<Vec<(String, Option<String>)>>,
+) -> Result<Option<ReadNode>> {
+    let versioned = store.supports_conditional_writes() && !store.read_only();
+    let fetch = |key: &str| {
+        let key = StoreKey::new(key)?;
+        if !versioned {
+            return store.get(&key, ByteRange::All);
+        }
+        let got = store.get_versioned(&key)?;
+        let tag = got.as_ref().and_then(|(_, t)| t.clone());
+        tags.borrow_mut().push((key.to_string(), tag));
+        Ok(got.map(|(v, _)| v))
+    };
+    let Some((node, warning)) = metadata::read_node_by(path, &fetch)? else {
         return Ok(None);
     };
     let text = serde_json::to_vec(&metadata::r_form(&node))?;

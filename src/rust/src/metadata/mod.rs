@@ -357,6 +357,18 @@ pub fn read_node_warning(
     path: &str,
 ) -> Result<Option<(NodeMetadata, Option<String>)>> {
     use crate::store::ByteRange;
+    read_node_by(path, &|key| {
+        store.get(&crate::store::StoreKey::new(key)?, ByteRange::All)
+    })
+}
+
+/// `read_node_warning` with the documents' values fetched by `fetch`
+/// (given a key), for a reader that needs more than the bytes of each
+/// read (an object store's version tags).
+pub fn read_node_by(
+    path: &str,
+    fetch: &dyn Fn(&str) -> Result<Option<Vec<u8>>>,
+) -> Result<Option<(NodeMetadata, Option<String>)>> {
     let key = |name: &str| {
         if path.is_empty() {
             name.to_string()
@@ -364,7 +376,7 @@ pub fn read_node_warning(
             format!("{path}/{name}")
         }
     };
-    let get = |name: &str| store.get(&crate::store::StoreKey::new(key(name))?, ByteRange::All);
+    let get = |name: &str| fetch(&key(name));
     // Only a document that parsed is looked at again: a broken one is
     // refused with its own error.
     let warning = |name: &str, bytes: &[u8], unknown: &dyn Fn(&Value) -> Vec<String>| {

@@ -27,6 +27,96 @@ fn rz_node_document(h: Robj, path: &str) -> Robj {
     })
 }
 
+/// `rz_node_document` parsed into R lists as `jsonlite::fromJSON(text,
+/// simplifyVector = FALSE, bigint_as_char = TRUE)` would, so that opening
+/// a node needs no JSON parser in R (nor loading one). A document with a
+/// NUL character in a string stays text, for R's parser to refuse.
+/// @noRd
+#[extendr]
+fn rz_node_metadata(h: Robj, path: &str) -> Robj {
+    guard(|| {
+        let h = handle_of(&h)?;
+        let what = format!("node '/{}'", path.trim_matches('/'));
+        let path = node_path(path).map_err(|e| e.context(&what))?;
+        let out = match h.nodes.document(h.store.as_ref(), &path)? {
+            Some(t) if t.contains("\\u0000") => t.into(),
+            Some(t) => json_value(&serde_json::from_str(&t)?),
+            None => ().into(),
+        };
+        Ok(with_warnings_of(out, "metadata", h.nodes.take_warnings()))
+    })
+}
+
+/// A JSON value as jsonlite's parser gives it without simplification:
+/// objects are named lists, arrays lists, integers R integers where they
+/// fit (not -2^31, R's NA), doubles beyond, and text past 2^53 (where a
+/// double loses digits); an integer outside 64 bits is a double.
+fn json_value(v: &serde_json::Value) -> Robj {
+    // SAFETY: on R's thread (a .Call); json_sexp leaves nothing protected
+    // and its strings hold no NUL (the caller checked), so R raises no
+    // error past Rust frames.
+    unsafe { Robj::from_sexp(json_sexp(v)) }
+}
+
+/// `json_value` with R's C API directly: extendr's wrappers cost several
+/// times jsonlite's parse for every value they make.
+unsafe fn json_sexp(v: &serde_json::Value) -> extendr_ffi::SEXP {
+    use extendr_ffi::*;
+    use serde_json::Value;
+    const EXACT: i64 = 1 << 53;
+    let text = |s: &str| Rf_mkCharLenCE(s.as_ptr().cast(), s.len() as i32, cetype_t::CE_UTF8);
+    let string = |s: &str| {
+        let out = Rf_protect(Rf_allocVector(SEXPTYPE::STRSXP, 1));
+        SET_STRING_ELT(out, 0, text(s));
+        Rf_unprotect(1);
+        out
+    };
+    let real = |x: f64| {
+        let out = Rf_allocVector(SEXPTYPE::REALSXP, 1);
+        *REAL(out) = x;
+        out
+    };
+    match v {
+        Value::Null => R_NilValue,
+        Value::Bool(b) => {
+            let out = Rf_allocVector(SEXPTYPE::LGLSXP, 1);
+            *LOGICAL(out) = *b as i32;
+            out
+        }
+        Value::String(s) => string(s),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i == i64::MIN => real(i as f64),
+            Some(i) if !(-EXACT..=EXACT).contains(&i) => string(&i.to_string()),
+            Some(i) if i > i32::MAX as i64 || i < -(i32::MAX as i64) => real(i as f64),
+            Some(i) => {
+                let out = Rf_allocVector(SEXPTYPE::INTSXP, 1);
+                *INTEGER(out) = i as i32;
+                out
+            }
+            None => real(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::Array(a) => {
+            let out = Rf_protect(Rf_allocVector(SEXPTYPE::VECSXP, a.len() as isize));
+            for (i, x) in a.iter().enumerate() {
+                SET_VECTOR_ELT(out, i as isize, json_sexp(x));
+            }
+            Rf_unprotect(1);
+            out
+        }
+        Value::Object(m) => {
+            let out = Rf_protect(Rf_allocVector(SEXPTYPE::VECSXP, m.len() as isize));
+            let names = Rf_protect(Rf_allocVector(SEXPTYPE::STRSXP, m.len() as isize));
+            for (i, (k, x)) in m.iter().enumerate() {
+                SET_STRING_ELT(names, i as isize, text(k));
+                SET_VECTOR_ELT(out, i as isize, json_sexp(x));
+            }
+            Rf_setAttrib(out, R_NamesSymbol, names);
+            Rf_unprotect(2);
+            out
+        }
+    }
+}
+
 /// The paths of the nodes directly below `path` from consolidated
 /// metadata, sorted; NULL when the root has none (the store is listed).
 /// @noRd
@@ -108,13 +198,31 @@ fn rz_node_version(h: Robj, version: i32) -> Robj {
     })
 }
 
+/// The version tags of the document keys read since the last call:
+/// list(keys, tags), a tag NA where the key was absent or has none.
+/// @noRd
+#[extendr]
+fn rz_node_take_tags(h: Robj) -> Robj {
+    guard(|| {
+        let (keys, tags): (Vec<String>, Vec<Option<String>>) =
+            handle_of(&h)?.nodes.take_tags().into_iter().unzip();
+        let tags: Strings = tags
+            .into_iter()
+            .map(|t| t.map_or_else(Rstr::na, Rstr::from))
+            .collect();
+        Ok(list!(keys = strings(keys), tags = tags).into())
+    })
+}
+
 extendr_module! {
     mod node;
     fn rz_node_document;
+    fn rz_node_metadata;
     fn rz_node_children;
     fn rz_node_array;
     fn rz_node_array_document;
     fn rz_node_put;
     fn rz_node_forget;
     fn rz_node_version;
+    fn rz_node_take_tags;
 }

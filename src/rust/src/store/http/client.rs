@@ -2,9 +2,10 @@
 //! ring for https and the platform's root certificates, the stack the
 //! object stores use, so the package links one HTTP/TLS implementation.
 //!
-//! reqwest is async. Each store drives a current-thread tokio runtime
-//! from the thread that reads: a batch of requests is one future with many
-//! requests in flight on that one thread, so fetching adds no threads to
+//! reqwest is async. Each store (stores with the same options share one)
+//! drives a current-thread tokio runtime from the thread that reads: a
+//! batch of requests is one future with many requests in flight on that
+//! one thread, so fetching adds no threads to
 //! the engine's pool (which `zarr_num_threads()`, `_R_CHECK_LIMIT_CORES_`
 //! and `OMP_THREAD_LIMIT` size) beyond at most two short-lived ones for
 //! host name lookups. The runtime and the connections are made on the
@@ -44,6 +45,13 @@ struct Io {
     http: reqwest::Client,
 }
 
+/// The runtime and client of each set of options used in this process (by
+/// process id): a store opened again, as every `open_zarr()` of a URL
+/// does, reuses them and their open connections. Making them (TLS set-up,
+/// a new connection) cost ~5 ms of CPU, several times an open's requests.
+/// Never dropped: a forked child must not drop its parent's runtime.
+static SHARED: Mutex<Vec<(u32, HttpOptions, Arc<Io>)>> = Mutex::new(Vec::new());
+
 impl Client {
     pub fn new(options: HttpOptions) -> Client {
         Client {
@@ -69,6 +77,14 @@ impl Client {
             Some((_, io)) => std::mem::forget(io),
             None => {}
         }
+        let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, io)) = shared
+            .iter()
+            .find(|(made_in, o, _)| *made_in == pid && *o == self.options)
+        {
+            *slot = Some((pid, Arc::clone(io)));
+            return Ok(Arc::clone(io));
+        }
         let fail = |e: String| ZarrError::Io(format!("cannot start the HTTP client: {e}"));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -91,6 +107,7 @@ impl Client {
         };
         let io = Arc::new(Io { runtime, http });
         *slot = Some((pid, Arc::clone(&io)));
+        shared.push((pid, self.options, Arc::clone(&io)));
         Ok(io)
     }
 
