@@ -197,9 +197,16 @@ cf_with_dimension_names <- function(metadata, name) {
 }
 
 # Stored dimension names `dn` of the array `name` as R shows them: the
-# defaults of as_zarr() become "" (NULL when no name is left).
+# defaults of as_zarr() become "" (NULL when no name is left). An array
+# opened as the root of a store (a URL to the array) has lost its name:
+# there "<any>_dim_0", "<any>_dim_1", ... are defaults too.
 cf_given_dims <- function(dn, name) {
-  dn[dn == cf_default_dims(name, length(dn))] <- ""
+  defaults <- cf_default_dims(name, length(dn))
+  root <- is.null(name) || !nzchar(name)
+  if (root && length(dn) && grepl("(^|_)dim_0$", dn[[1L]])) {
+    defaults <- paste0(sub("dim_0$", "", dn[[1L]]), "dim_", seq_along(dn) - 1L)
+  }
+  dn[dn == defaults] <- ""
   if (all(!nzchar(dn))) NULL else dn
 }
 

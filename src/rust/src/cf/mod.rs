@@ -118,10 +118,16 @@ pub fn is_cf_variable(meta: &ArrayMetadata, path: &str) -> bool {
 /// rule, so that a fill value of 0 still marks NA.
 fn default_dimension_names(meta: &ArrayMetadata, path: &str) -> bool {
     let name = path.trim_matches('/').rsplit('/').next().unwrap_or("");
-    let prefix = if name.is_empty() {
-        "dim_".to_string()
-    } else {
-        format!("{name}_dim_")
+    let first = meta
+        .dimension_names
+        .as_ref()
+        .and_then(|n| n.first().cloned().flatten());
+    let prefix = match (name.is_empty(), first) {
+        // An array opened as the root of a store (a URL to the array) has
+        // lost its name: "<any>_dim_<k>" are defaults there too.
+        (true, Some(f)) if f == "dim_0" || f.ends_with("_dim_0") => f[..f.len() - 1].to_string(),
+        (true, _) => "dim_".to_string(),
+        (false, _) => format!("{name}_dim_"),
     };
     meta.dimension_names.as_ref().is_some_and(|names| {
         names

@@ -41,6 +41,11 @@ fn default_dimension_names_alone_keep_the_zarr_rule() {
     assert!(Cf::of(&a, "w").unwrap().is_some());
     a.dimension_names = Some(vec![Some("dim_0".into())]);
     assert_eq!(Cf::of(&a, "").unwrap(), None);
+    // the root of a store opened at the array's URL: its name is lost
+    a.dimension_names = Some(vec![Some("x_dim_0".into())]);
+    assert_eq!(Cf::of(&a, "").unwrap(), None);
+    a.dimension_names = Some(vec![Some("x_dim_1".into())]);
+    assert!(Cf::of(&a, "").unwrap().is_some());
     assert!(of(&a).unwrap().is_some());
 }
 
