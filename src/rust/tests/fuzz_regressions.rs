@@ -83,5 +83,8 @@ fn zstd_frame_claiming_gigabytes_allocates_by_its_size() {
         Err(ZarrError::CorruptChunk(msg)) => assert!(msg.contains("zstd"), "{msg}"),
         other => panic!("expected a corrupt chunk error, got {other:?}"),
     }
-    assert!(largest < 1 << 24, "a 13-byte chunk allocated {largest} bytes");
+    assert!(
+        largest < 1 << 24,
+        "a 13-byte chunk allocated {largest} bytes"
+    );
 }

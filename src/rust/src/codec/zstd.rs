@@ -89,7 +89,7 @@ thread_local! {
 /// 3-byte header and at least one byte of content (an RLE block), and
 /// gives at most 128 KiB. A frame header that claims more is lying; the
 /// claim must not size an allocation (fuzz_regressions.rs has the case of
-/// 12 bytes asking for 2 GB).
+/// 13 bytes asking for 2.9 GB).
 fn max_decoded(n: usize) -> usize {
     (n / 4 + 1).saturating_mul(128 << 10)
 }
