@@ -27,7 +27,7 @@ export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
 export ZARR_TEST_AZURITE_DIR ?= $(CURDIR)/.azurite
 export ZARR_TEST_GCS_VENV ?= $(CURDIR)/.venv-gcs
 
-.PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean
+.PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 
 deps:
 	@tools/install-deps.sh
@@ -89,6 +89,23 @@ bench: install
 	bench/run.sh
 	Rscript bench/read_parallel.R
 	Rscript bench/http_read.R
+
+# Each fuzz target of src/rust/fuzz for FUZZ_SECONDS, one after the other,
+# niced, seeded from the zarr-python fixtures (not part of `make test`;
+# needs the nightly toolchain and cargo-fuzz; numcodecs and pyarrow of the
+# zarr-python venv, when there, give more seeds). Output in fuzz/<target>.log.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= codec_decode metadata_v3 metadata_v2 shard_index reference_json reference_parquet
+fuzz:
+	command -v cargo-fuzz > /dev/null || cargo install --locked cargo-fuzz
+	PY=$(ZARR_TEST_VENV)/bin/python; [ -x $$PY ] || PY=python3; \
+	  $$PY $(CRATE)/fuzz/seed.py $(ZARR_SHARED_DIR)/fixtures/zarr-python $(CRATE)/fuzz/corpus
+	cd $(CRATE) && status=0; for t in $(FUZZ_TARGETS); do \
+	  ASAN_OPTIONS=allocator_may_return_null=1 CARGO_TARGET_DIR=$(CURDIR)/$(CRATE)/fuzz/target nice -n 10 \
+	    cargo +nightly fuzz run --fuzz-dir fuzz $$t fuzz/corpus/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    2>&1 | tee fuzz/$$t.log | grep -E '^(Done|stat::number_of_executed_units|==[0-9]+== ?ERROR|SUMMARY|Failing input)' || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf $(CRATE)/target .rlib zarr.Rcheck zarr_*.tar.gz src/*.o src/*.so src/Makevars R/extendr-wrappers.R \

@@ -230,3 +230,24 @@ test_that("a shard rewritten with a changing layout while it is read never gives
   expect_gt(reads, 10L)
   expect_identical(wrong, 0L)
 })
+
+test_that("a zstd chunk of strings whose header claims 2.9 GB is a corrupt chunk error (fuzz regression)", {
+  # Found by the codec_decode fuzz target: 13 bytes of zstd frame whose
+  # header gives a content size of 2.9 GB. Strings have no expected size,
+  # so the claim once sized the output buffer.
+  path <- withr::local_tempdir()
+  dir.create(file.path(path, "s", "c"), recursive = TRUE)
+  writeLines('{"zarr_format": 3, "node_type": "group", "attributes": {}}', file.path(path, "zarr.json"))
+  writeLines(paste0(
+    '{"zarr_format": 3, "node_type": "array", "shape": [64], "data_type": "string",',
+    ' "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64]}},',
+    ' "chunk_key_encoding": {"name": "default"}, "fill_value": "",',
+    ' "codecs": [{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 0, "checksum": false}}]}'
+  ), file.path(path, "s", "zarr.json"))
+  frame <- as.raw(c(0x28, 0xb5, 0x2f, 0xfd, 0x84, 0x84, 0x84, 0x84, 0x00, 0x52, 0xb0, 0x0d, 0x2b))
+  writeBin(frame, file.path(path, "s", "c", "0"))
+  a <- open_zarr(path)[["/s"]]
+  err <- expect_error(a[], class = "zarr_error_corrupt_chunk")
+  expect_match(conditionMessage(err), "c/0")
+  expect_match(conditionMessage(err), "zstd")
+})

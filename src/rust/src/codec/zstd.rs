@@ -104,6 +104,15 @@ thread_local! {
         const { RefCell::new(None) };
 }
 
+/// The most `n` bytes of zstd frames can decode to. Every block has a
+/// 3-byte header and at least one byte of content (an RLE block), and
+/// gives at most 128 KiB. A frame header that claims more is lying; the
+/// claim must not size an allocation (fuzz_regressions.rs has the case of
+/// 13 bytes asking for 2.9 GB).
+fn max_decoded(n: usize) -> usize {
+    (n / 4 + 1).saturating_mul(128 << 10)
+}
+
 /// One-shot decompression into `out` (whose capacity is the expected size)
 /// with this thread's context; false on any failure, which the streaming
 /// path then explains.
@@ -204,7 +213,9 @@ fn stream_decode(input: &[u8], limit: Option<usize>) -> Result<(Vec<u8>, usize)>
             // A header can claim any size; a failed reservation of a bogus
             // one just means growing as we go.
             if let Ok(Some(size)) = zstd_safe::get_frame_content_size(input) {
-                let _ = usize::try_from(size).map(|s| out.try_reserve_exact(s));
+                if let Ok(s) = usize::try_from(size) {
+                    let _ = out.try_reserve_exact(s.min(max_decoded(input.len())));
+                }
             }
         }
     }
@@ -281,7 +292,9 @@ impl BytesToBytes for Zstd {
         let size = match decoded_len {
             Some(n) => Some(n),
             None => match zstd_safe::get_frame_content_size(&input) {
-                Ok(Some(size)) => usize::try_from(size).ok(),
+                Ok(Some(size)) => usize::try_from(size)
+                    .ok()
+                    .filter(|&s| s <= max_decoded(input.len())),
                 _ => None,
             },
         };
