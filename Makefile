@@ -52,7 +52,11 @@ lint: deps
 
 test-rust: deps
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
-	cd $(CRATE) && cargo test --release --no-default-features --tests 2>&1 | tail -n 5
+	cd $(CRATE) && mkdir -p target && \
+	  { cargo test --release --no-default-features --tests > target/cargo-test.log 2>&1 || \
+	    { tail -n 80 target/cargo-test.log; exit 1; }; } && \
+	  grep '^test result:' target/cargo-test.log | \
+	  awk '{p += $$4; f += $$6} END {printf "cargo test, all %d binaries: %d passed; %d failed\n", NR, p, f}'
 
 test-r: install
 	Rscript tools/run-tests.R
