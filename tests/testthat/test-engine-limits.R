@@ -251,3 +251,20 @@ test_that("a zstd chunk of strings whose header claims 2.9 GB is a corrupt chunk
   expect_match(conditionMessage(err), "c/0")
   expect_match(conditionMessage(err), "zstd")
 })
+
+test_that("a Parquet reference file with a page missing its dictionary is a metadata error (fuzz regression)", {
+  # Found by the reference_parquet fuzz target: the parquet crate asserts
+  # on such a page; the reference set must refuse the file instead.
+  path <- withr::local_tempdir()
+  dir.create(file.path(path, "a"))
+  writeLines(paste0(
+    '{"record_size": 10, "metadata": {".zgroup": {"zarr_format": 2},',
+    ' "a/.zarray": {"zarr_format": 2, "shape": [10], "chunks": [1], "dtype": "<i8",',
+    ' "compressor": null, "fill_value": 0, "filters": null, "order": "C"}}}'
+  ), file.path(path, ".zmetadata"))
+  file.copy(test_path("fuzz", "parquet_dictionary_page.parq"), file.path(path, "a", "refs.0.parq"))
+  a <- open_zarr(path)[["/a"]]
+  err <- expect_error(a[], class = "zarr_error_metadata")
+  expect_match(conditionMessage(err), "refs.0.parq", fixed = TRUE)
+  expect_match(conditionMessage(err), "malformed")
+})

@@ -88,3 +88,39 @@ fn zstd_frame_claiming_gigabytes_allocates_by_its_size() {
         "a 13-byte chunk allocated {largest} bytes"
     );
 }
+
+/// reference_parquet: a `refs.0.parq` whose data page asks for a dictionary
+/// the column chunk does not have. The parquet crate asserts there; the
+/// reference set must refuse the file with a metadata error naming it.
+#[test]
+fn parquet_page_without_its_dictionary_is_a_metadata_error() {
+    use zarr::store::reference::RefStore;
+    let dir = std::env::temp_dir().join(format!(
+        "zarr-fuzz-regression-parquet-{}",
+        std::process::id()
+    ));
+    let refs = dir.join("refs");
+    std::fs::create_dir_all(refs.join("a")).unwrap();
+    std::fs::write(
+        refs.join(".zmetadata"),
+        r#"{"record_size": 10, "metadata": {
+          ".zgroup": {"zarr_format": 2},
+          "a/.zarray": {"zarr_format": 2, "shape": [10], "chunks": [1], "dtype": "<i8",
+                        "compressor": null, "fill_value": 0, "filters": null, "order": "C"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        refs.join("a").join("refs.0.parq"),
+        include_bytes!("fuzz-regressions/parquet_dictionary_page.parq"),
+    )
+    .unwrap();
+    let store =
+        RefStore::from_parquet_dir(&refs.to_string_lossy()).expect("the .zmetadata is valid");
+    let err = store
+        .expanded_json()
+        .expect_err("a malformed reference file");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(matches!(err, ZarrError::Metadata(_)), "{err:?}");
+    assert!(err.to_string().contains("refs.0.parq"), "{err}");
+    assert!(err.to_string().contains("malformed"), "{err}");
+}

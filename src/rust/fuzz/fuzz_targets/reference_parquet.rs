@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use zarr::store::reference::{RefLimits, RefStore};
-use zarr::store::{ByteRange, Store};
+use zarr::store::{ByteRange, Store, StoreKey};
 
 const ZMETADATA: &str = r#"{"record_size": 10, "metadata": {
   ".zgroup": {"zarr_format": 2},
@@ -43,13 +43,17 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for (key, value) in expanded.as_object().unwrap() {
+        // A key the store boundary refuses never reaches a store.
+        let Ok(skey) = StoreKey::new(key.as_str()) else {
+            continue;
+        };
         match value {
             Value::String(_) => {
                 store
-                    .get(key, ByteRange::All)
+                    .get(&skey, ByteRange::All)
                     .expect("an inline value reads");
                 let _ = store.get(
-                    key,
+                    &skey,
                     ByteRange::Range {
                         offset: 1,
                         length: 2,
@@ -61,7 +65,7 @@ fuzz_target!(|data: &[u8]| {
                 if url.contains("://") && !url.starts_with("file://") {
                     continue;
                 }
-                if let Ok(Some(v)) = store.get(key, ByteRange::All) {
+                if let Ok(Some(v)) = store.get(&skey, ByteRange::All) {
                     panic!("{key}: {} bytes read from outside the folder", v.len());
                 }
             }

@@ -355,7 +355,7 @@ impl LazyRefs {
             path.push(seg);
         }
         path.push(format!("refs.{record}.parq"));
-        let rows = Arc::new(self.read_file(&path)?);
+        let rows = Arc::new(self.read_file_caught(&path)?);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.tick += 1;
         let tick = cache.tick;
@@ -372,6 +372,24 @@ impl LazyRefs {
         let entry = cache.files.entry(id).or_insert((rows, tick));
         entry.1 = tick;
         Ok(Arc::clone(&entry.0))
+    }
+
+    /// `read_file`, with a panic of the Parquet decoder taken as the file's
+    /// error: on some malformed pages (a data page whose dictionary page is
+    /// missing, found by fuzzing) it asserts instead of returning an error.
+    fn read_file_caught(&self, path: &Path) -> Result<Rows> {
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.read_file(path)));
+        read.unwrap_or_else(|p| {
+            let why = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "the decoder stopped".into());
+            Err(meta_err(format!(
+                "cannot read the Parquet reference file '{}': malformed ({why})",
+                path.display()
+            )))
+        })
     }
 
     /// Read one reference file; a missing file has no references.
