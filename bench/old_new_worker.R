@@ -8,7 +8,8 @@ op <- args[[1]]
 layout <- args[[2]]
 folder <- args[[3]]
 reps <- as.integer(args[[4]])
-n <- 1600L
+# OLD_NEW_N sets the side of the square float64 array (1600: 20 MB).
+n <- as.integer(Sys.getenv("OLD_NEW_N", "1600"))
 set.seed(1)
 x <- matrix(round(rnorm(n * n), 3), n, n)
 
