@@ -252,9 +252,7 @@ test_that("a zstd chunk of strings whose header claims 2.9 GB is a corrupt chunk
   expect_match(conditionMessage(err), "zstd")
 })
 
-test_that("a Parquet reference file with a page missing its dictionary is a metadata error (fuzz regression)", {
-  # Found by the reference_parquet fuzz target: the parquet crate asserts
-  # on such a page; the reference set must refuse the file instead.
+expect_parquet_refs_refused <- function(case) {
   path <- withr::local_tempdir()
   dir.create(file.path(path, "a"))
   writeLines(paste0(
@@ -262,9 +260,18 @@ test_that("a Parquet reference file with a page missing its dictionary is a meta
     ' "a/.zarray": {"zarr_format": 2, "shape": [10], "chunks": [1], "dtype": "<i8",',
     ' "compressor": null, "fill_value": 0, "filters": null, "order": "C"}}}'
   ), file.path(path, ".zmetadata"))
-  file.copy(test_path("fuzz", "parquet_dictionary_page.parq"), file.path(path, "a", "refs.0.parq"))
+  file.copy(test_path("fuzz", case), file.path(path, "a", "refs.0.parq"))
   a <- open_zarr(path)[["/a"]]
-  err <- expect_error(a[], class = "zarr_error_metadata")
-  expect_match(conditionMessage(err), "refs.0.parq", fixed = TRUE)
-  expect_match(conditionMessage(err), "malformed")
+  err <- expect_error(a[], class = "zarr_error_metadata", info = case)
+  expect_match(conditionMessage(err), "refs.0.parq", fixed = TRUE, info = case)
+  expect_match(conditionMessage(err), "malformed", info = case)
+}
+
+test_that("Parquet reference files the parquet crate asserts on are metadata errors (fuzz regressions)", {
+  # Found by the reference_parquet fuzz target: a data page missing its
+  # dictionary page, and a footer giving a column a negative start. The
+  # parquet crate asserts on both; the reference set refuses the file.
+  for (case in c("parquet_dictionary_page.parq", "parquet_negative_column_start.parq")) {
+    expect_parquet_refs_refused(case)
+  }
 })

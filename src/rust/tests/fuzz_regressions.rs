@@ -90,13 +90,29 @@ fn zstd_frame_claiming_gigabytes_allocates_by_its_size() {
 }
 
 /// reference_parquet: a `refs.0.parq` whose data page asks for a dictionary
-/// the column chunk does not have. The parquet crate asserts there; the
-/// reference set must refuse the file with a metadata error naming it.
+/// the column chunk does not have, and one whose footer gives a column a
+/// negative start. The parquet crate asserts on both; the reference set
+/// must refuse the file with a metadata error naming it.
 #[test]
 fn parquet_page_without_its_dictionary_is_a_metadata_error() {
+    parquet_file_is_a_metadata_error(
+        "dictionary",
+        include_bytes!("fuzz-regressions/parquet_dictionary_page.parq"),
+    );
+}
+
+#[test]
+fn parquet_negative_column_start_is_a_metadata_error() {
+    parquet_file_is_a_metadata_error(
+        "negative",
+        include_bytes!("fuzz-regressions/parquet_negative_column_start.parq"),
+    );
+}
+
+fn parquet_file_is_a_metadata_error(case: &str, bytes: &[u8]) {
     use zarr::store::reference::RefStore;
     let dir = std::env::temp_dir().join(format!(
-        "zarr-fuzz-regression-parquet-{}",
+        "zarr-fuzz-regression-parquet-{case}-{}",
         std::process::id()
     ));
     let refs = dir.join("refs");
@@ -109,11 +125,7 @@ fn parquet_page_without_its_dictionary_is_a_metadata_error() {
                         "compressor": null, "fill_value": 0, "filters": null, "order": "C"}}}"#,
     )
     .unwrap();
-    std::fs::write(
-        refs.join("a").join("refs.0.parq"),
-        include_bytes!("fuzz-regressions/parquet_dictionary_page.parq"),
-    )
-    .unwrap();
+    std::fs::write(refs.join("a").join("refs.0.parq"), bytes).unwrap();
     let store =
         RefStore::from_parquet_dir(&refs.to_string_lossy()).expect("the .zmetadata is valid");
     let err = store
