@@ -9,6 +9,17 @@ fn node_path(path: &str) -> Result<String> {
     crate::engine::normalize_path(path)
 }
 
+/// The store handle and the document (R form JSON text, None when there is
+/// no node) of the node at `path`: what both document bindings start from,
+/// a bad path named as the node it was meant to be.
+fn node_document<'a>(h: &'a Robj, path: &str) -> Result<(&'a StoreHandle, Option<String>)> {
+    let h = handle_of(h)?;
+    let what = format!("node '/{}'", path.trim_matches('/'));
+    let path = node_path(path).map_err(|e| e.context(&what))?;
+    let doc = h.nodes.document(h.store.as_ref(), &path)?;
+    Ok((h, doc))
+}
+
 /// The document of the node at `path` in R form (JSON text), or NULL when
 /// there is none; a node of consolidated metadata that cannot be read
 /// raises its error.
@@ -16,10 +27,8 @@ fn node_path(path: &str) -> Result<String> {
 #[extendr]
 fn rz_node_document(h: Robj, path: &str) -> Robj {
     guard(|| {
-        let h = handle_of(&h)?;
-        let what = format!("node '/{}'", path.trim_matches('/'));
-        let path = node_path(path).map_err(|e| e.context(&what))?;
-        let out = match h.nodes.document(h.store.as_ref(), &path)? {
+        let (h, doc) = node_document(&h, path)?;
+        let out = match doc {
             Some(t) => t.into(),
             None => ().into(),
         };
@@ -35,10 +44,8 @@ fn rz_node_document(h: Robj, path: &str) -> Robj {
 #[extendr]
 fn rz_node_metadata(h: Robj, path: &str) -> Robj {
     guard(|| {
-        let h = handle_of(&h)?;
-        let what = format!("node '/{}'", path.trim_matches('/'));
-        let path = node_path(path).map_err(|e| e.context(&what))?;
-        let out = match h.nodes.document(h.store.as_ref(), &path)? {
+        let (h, doc) = node_document(&h, path)?;
+        let out = match doc {
             Some(t) if t.contains("\\u0000") => t.into(),
             Some(t) => json_value(&serde_json::from_str(&t)?),
             None => ().into(),
