@@ -4,4 +4,14 @@ NULL
 
 .onLoad <- function(libname, pkgname) {
   register_default_domain()
+  load_open_classes()
+}
+
+# The class generators every open builds objects of are lazy-loaded on
+# first use, which made a new session's first open_zarr() 3-4 times slower
+# than the next (each generator carries R6's own code: ~4 ms to load).
+# zarr-python builds its classes at `import zarr`; loading them with the
+# package here does the same, so the first open costs what later ones do.
+load_open_classes <- function() {
+  invisible(list(zarr, zarr_store, zarr_localstore, zarr_httpstore, zarr_node, zarr_group, zarr_array))
 }
