@@ -43,16 +43,21 @@ for (codec in c("none", "zstd1")) {
     a <- open_zarr(path, read_only = TRUE)[["/x"]]
     stopifnot(identical(unname(a[]), data))
     r <- timed(function() a[], reps)
-    times[[as.character(side)]] <- c(write = w[["wall"]], read = r[["wall"]])
+    # CPU seconds (all threads, user and system) too: on a machine shared
+    # with other work they move far less than the wall time does.
+    times[[as.character(side)]] <- c(write = w[["wall"]], read = r[["wall"]],
+                                     write_cpu = w[["wall"]] * w[["cpu"]], read_cpu = r[["wall"]] * r[["cpu"]])
   }
   s <- times[["64"]]
   l <- times[["256"]]
   row <- list(codec = codec, write_small_s = s[["write"]], write_large_s = l[["write"]],
               read_small_s = s[["read"]], read_large_s = l[["read"]],
-              write_ratio = s[["write"]] / l[["write"]], read_ratio = s[["read"]] / l[["read"]])
-  cat(sprintf("%s: write %.3f s in 4096 chunks, %.3f s in 256 (ratio %.2f); read %.3f / %.3f (ratio %.2f)\n",
-              codec, row$write_small_s, row$write_large_s, row$write_ratio, row$read_small_s, row$read_large_s,
-              row$read_ratio))
+              write_ratio = s[["write"]] / l[["write"]], read_ratio = s[["read"]] / l[["read"]],
+              write_cpu_ratio = s[["write_cpu"]] / l[["write_cpu"]], read_cpu_ratio = s[["read_cpu"]] / l[["read_cpu"]])
+  cat(sprintf(paste("%s: write %.3f s in 4096 chunks, %.3f s in 256 (ratio %.2f, CPU %.2f);",
+                    "read %.3f / %.3f (ratio %.2f, CPU %.2f)\n"),
+              codec, row$write_small_s, row$write_large_s, row$write_ratio, row$write_cpu_ratio,
+              row$read_small_s, row$read_large_s, row$read_ratio, row$read_cpu_ratio))
   rows[[length(rows) + 1]] <- row
 }
 unlink(dir, recursive = TRUE)
