@@ -209,12 +209,15 @@ impl Array {
     /// The store key of chunk `idx`: the array's checked path and the
     /// encoding's digits and separators, valid by construction.
     pub fn chunk_key(&self, idx: &[u64]) -> StoreKey {
-        let k = self.meta.chunk_key_encoding.key(idx);
-        StoreKey::from_checked(if self.path.is_empty() {
-            k
-        } else {
-            format!("{}/{}", self.path, k)
-        })
+        // Room for the path, "/c" and up to 20 digits and a separator per
+        // dimension: one allocation per chunk.
+        let mut key = String::with_capacity(self.path.len() + 2 + 21 * idx.len());
+        if !self.path.is_empty() {
+            key.push_str(&self.path);
+            key.push('/');
+        }
+        self.meta.chunk_key_encoding.push_key(idx, &mut key);
+        StoreKey::from_checked(key)
     }
 
     fn chunk_shape(&self) -> Vec<usize> {

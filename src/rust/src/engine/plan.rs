@@ -214,22 +214,24 @@ pub(super) fn chunk_columns(
     if count > MAX_STRAIGHT_COLUMNS {
         return None;
     }
-    let mut columns: Vec<(usize, usize)> = Vec::new();
+    // The first column's offset, then the next one's by a step along the
+    // outer dimensions (an odometer): no sum over the dimensions per
+    // column, and the list sized once.
+    let mut off: usize = c.iter().zip(strides).map(|(d, &s)| d.runs[0].dst * s).sum();
+    let mut columns: Vec<(usize, usize)> = Vec::with_capacity(count);
     let mut pos = vec![0usize; outer.len()];
     for _ in 0..count {
-        let mut off = c[0].runs[0].dst * strides[0];
-        for (k, &p) in pos.iter().enumerate() {
-            off += (c[k + 1].runs[0].dst + p) * strides[k + 1];
-        }
         match columns.last_mut() {
             Some((o, n)) if *o + *n == off => *n += shape[0],
             _ => columns.push((off, shape[0])),
         }
         for (k, p) in pos.iter_mut().enumerate() {
             *p += 1;
+            off += strides[k + 1];
             if *p < outer[k] {
                 break;
             }
+            off -= outer[k] * strides[k + 1];
             *p = 0;
         }
     }

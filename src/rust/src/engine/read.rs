@@ -89,15 +89,16 @@ impl Array {
     ) -> Result<()> {
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
-        let strides = self.chain.stored_strides(&self.chunk_shape());
+        let shape = self.chunk_shape();
+        let strides = self.chain.stored_strides(&shape);
         if !self.store.prefers_batches() {
             let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &strides);
             let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
             return run_tasks(&chunks, opts.threads, |c| {
-                if direct && self.read_chunk_straight(c, &strides, dst, lossy)? {
+                if direct && self.read_chunk_straight(c, &shape, &strides, dst, lossy)? {
                     return Ok(());
                 }
-                if ranged && self.read_chunk_part(c, &strides, dst, lossy)? {
+                if ranged && self.read_chunk_part(c, &shape, &strides, dst, lossy)? {
                     return Ok(());
                 }
                 let data = self.load_chunk(&chunk_index(c), opts, warnings)?;
@@ -132,12 +133,12 @@ impl Array {
     fn read_chunk_straight(
         &self,
         c: &[&DimChunk],
+        shape: &[usize],
         strides: &[usize],
         dst: &RBufPtr,
         lossy: &Lossy,
     ) -> Result<bool> {
-        let shape = self.chunk_shape();
-        let Some(columns) = chunk_columns(c, &shape, &dst.strides) else {
+        let Some(columns) = chunk_columns(c, shape, &dst.strides) else {
             return Ok(false);
         };
         let size = self.meta.data_type.size();
@@ -191,14 +192,14 @@ impl Array {
     fn read_chunk_part(
         &self,
         c: &[&DimChunk],
+        shape: &[usize],
         strides: &[usize],
         dst: &RBufPtr,
         lossy: &Lossy,
     ) -> Result<bool> {
-        let shape = self.chunk_shape();
         let mut base = Vec::with_capacity(c.len());
         let (mut lo, mut hi) = (0usize, 1usize);
-        for ((d, &s), &n) in c.iter().zip(strides).zip(&shape) {
+        for ((d, &s), &n) in c.iter().zip(strides).zip(shape) {
             let first = d.runs.iter().map(|r| r.start as usize).min().unwrap_or(0);
             let last = d
                 .runs

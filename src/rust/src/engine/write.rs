@@ -82,7 +82,7 @@ impl Array {
             let idx = chunk_index(c);
             let key = self.chunk_key(&idx);
             let covered = self.covers_chunk(c, &idx);
-            if straight && covered && self.write_chunk_straight(c, &key, &src)? {
+            if straight && covered && self.write_chunk_straight(c, &cshape, &key, &src)? {
                 return Ok(());
             }
             let spans: Vec<Vec<Span>> = write_spans(c);
@@ -132,9 +132,14 @@ impl Array {
     /// holds and no element needs converting: an NA would have to become
     /// the fill value. A chunk of nothing but the fill value is erased, as
     /// on the usual path. Returns false when the usual path must do it.
-    fn write_chunk_straight(&self, c: &[&DimChunk], key: &StoreKey, src: &RBufPtr) -> Result<bool> {
-        let shape = self.chunk_shape();
-        let Some(columns) = chunk_columns(c, &shape, &src.strides) else {
+    fn write_chunk_straight(
+        &self,
+        c: &[&DimChunk],
+        shape: &[usize],
+        key: &StoreKey,
+        src: &RBufPtr,
+    ) -> Result<bool> {
+        let Some(columns) = chunk_columns(c, shape, &src.strides) else {
             return Ok(false);
         };
         let size = self.meta.data_type.size();

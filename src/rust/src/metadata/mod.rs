@@ -63,21 +63,33 @@ pub enum ChunkKeyEncoding {
 impl ChunkKeyEncoding {
     /// The key of chunk `idx`, relative to the array's prefix.
     pub fn key(&self, idx: &[u64]) -> String {
+        let mut key = String::new();
+        self.push_key(idx, &mut key);
+        key
+    }
+
+    /// `key` appended to `out`: the engine builds each chunk's store key
+    /// (array path, then this) in one allocation.
+    pub fn push_key(&self, idx: &[u64], out: &mut String) {
+        use std::fmt::Write;
         match *self {
             ChunkKeyEncoding::Default { separator } => {
-                let mut key = String::from("c");
+                out.push('c');
                 for i in idx {
-                    key.push(separator);
-                    key.push_str(&i.to_string());
+                    out.push(separator);
+                    let _ = write!(out, "{i}");
                 }
-                key
             }
             ChunkKeyEncoding::V2 { separator } => {
                 if idx.is_empty() {
-                    return "0".to_string();
+                    out.push('0');
                 }
-                let parts: Vec<String> = idx.iter().map(u64::to_string).collect();
-                parts.join(&separator.to_string())
+                for (k, i) in idx.iter().enumerate() {
+                    if k > 0 {
+                        out.push(separator);
+                    }
+                    let _ = write!(out, "{i}");
+                }
             }
         }
     }

@@ -4,7 +4,7 @@
 //! content of that file.
 
 use super::*;
-use location::{check_segment, root_path};
+use location::{check_segment, check_segments, root_path};
 pub(crate) use location::{file_url_parts, local_path, percent_decode};
 use std::collections::HashSet;
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -134,10 +134,17 @@ impl FsStore {
 
     /// The path of `key`; the key must already be valid.
     fn key_path(&self, key: &str) -> Result<PathBuf> {
-        let mut path = self.root.clone();
-        for seg in key.split('/') {
-            check_segment(key, seg)?;
-            path.push(seg);
+        check_segments(key)?;
+        // Sized once: a chunk read or write builds one of these per chunk.
+        let mut path = PathBuf::with_capacity(self.root.as_os_str().len() + key.len() + 1);
+        path.push(&self.root);
+        if cfg!(unix) {
+            // The key's "/" is the separator already.
+            path.push(key);
+        } else {
+            for seg in key.split('/') {
+                path.push(seg);
+            }
         }
         Ok(path)
     }
@@ -275,34 +282,38 @@ enum Kind {
 }
 
 /// Open a value's file for reading, if it is a regular file. A FIFO or a
-/// device is an error, never opened by a blocking call (opening a FIFO
-/// waits for a writer; reading a device may never end): its type is
-/// checked before opening, and the open does not block in case the file
-/// was swapped for one meanwhile. A folder, or no file, is `None`: it is a
-/// prefix, not a key.
+/// device is an error, never waited on: the open does not block (opening
+/// a FIFO would wait for a writer) and the type of what was opened is
+/// checked before any read (reading a device may never end). A folder, or
+/// no file, is `None`: it is a prefix, not a key.
+///
+/// No `stat` of the path comes first: a chunk read is then one path walk,
+/// not two, which for chunks of a few KiB is a good part of their cost.
+/// Where the open itself fails, the path's type says which error it is (a
+/// socket cannot be opened at all, and is not a regular file either).
 fn open_regular(key: &str, path: &Path) -> Result<Option<(File, Metadata)>> {
     let io_err =
         |e: io::Error| ZarrError::Io(format!("cannot read '{key}' ({}): {e}", path.display()));
-    match fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Ok(None),
-        Ok(m) if !m.is_file() => return Err(not_regular(key, path)),
-        Ok(_) => {}
-        Err(e) if is_missing(&e) => return Ok(None),
-        Err(e) => return Err(io_err(e)),
-    }
     let mut opts = OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
+        // O_NOCTTY: a terminal device opened by mistake does not become
+        // R's controlling terminal before it is refused.
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     let file = match opts.open(path) {
         Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(None),
-        // Windows cannot open a folder as a file.
-        Err(_) if path.is_dir() => return Ok(None),
-        Err(e) => return Err(io_err(e)),
+        Err(e) => {
+            return match fs::metadata(path) {
+                Ok(m) if m.is_dir() => Ok(None),
+                Ok(m) if !m.is_file() => Err(not_regular(key, path)),
+                Err(m) if is_missing(&m) => Ok(None),
+                _ => Err(io_err(e)),
+            }
+        }
     };
     let meta = file.metadata().map_err(io_err)?;
     if meta.is_dir() {

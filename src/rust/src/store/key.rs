@@ -8,6 +8,37 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 
+/// A checked string read as the string it holds: `as_str`, `Deref` and
+/// `AsRef` to `str`, and `Display` as the text itself.
+macro_rules! reads_as_str {
+    ($t:ident) => {
+        impl $t {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl Deref for $t {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $t {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
 /// A key no store can be escaped with: relative, '/'-separated segments
 /// that are neither empty nor `.`/`..`, no backslash, no NUL.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,31 +60,8 @@ impl StoreKey {
         StoreKey(key)
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     pub fn into_string(self) -> String {
         self.0
-    }
-}
-
-impl Deref for StoreKey {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for StoreKey {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for StoreKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -81,10 +89,6 @@ impl StorePrefix {
         StorePrefix(format!("{key}/"))
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// The folder `list_dir` lists, ending in "/" unless it is the root:
     /// every store lists "a" as the folder "a", as it does "a/".
     pub fn dir(&self) -> Cow<'_, str> {
@@ -96,24 +100,8 @@ impl StorePrefix {
     }
 }
 
-impl Deref for StorePrefix {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for StorePrefix {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for StorePrefix {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+reads_as_str!(StoreKey);
+reads_as_str!(StorePrefix);
 
 /// Refuse keys that could escape a store root or are not portable:
 /// empty segments, `.`/`..` segments, absolute paths, backslashes and NUL.
