@@ -339,3 +339,40 @@ test_that("promote() and dimnames<- keep every dimension named, and xarray opens
     }
   }
 })
+
+test_that("writes into zarr-python 3's NumPy data types (datetime64, timedelta64, <U, |S) read back in zarr-python", {
+  stores <- xarray_stores("zarr3")
+  path <- withr::local_tempfile(fileext = ".zarr")
+  dir.create(path)
+  file.copy(list.files(file.path(stores$dir, "zp-v3.zarr"), full.names = TRUE), path, recursive = TRUE)
+  z <- open_zarr(path)
+  when <- as.POSIXct(c("2020-02-29 23:59:59", NA, "1900-01-01 00:00:01"), tz = "UTC")
+  z[["/dt_s"]][] <- when
+  z[["/td_ms"]][] <- as.difftime(c(-1.5, NA, 3600.25), units = "secs")
+  z[["/u5"]][] <- c("\u00e9t\u00e9", "", "abcde")
+  z[["/s4"]][] <- c("wxyz", "a", "")
+  z <- open_zarr(path)
+  expect_identical(z[["/dt_s"]][], when)
+  expect_identical(z[["/u5"]][], c("\u00e9t\u00e9", "", "abcde"))
+  expect_error(z[["/u5"]][1] <- "abcdef", class = "zarr_error_type")
+  py <- python_xarray("zarr3")
+  script <- withr::local_tempfile(fileext = ".py")
+  writeLines(c(
+    "import sys, zarr, numpy as np",
+    "g = zarr.open_group(sys.argv[1], mode='r')",
+    "print(g['dt_s'].dtype, [int(x) for x in g['dt_s'][...].astype('int64')])",
+    "print(g['td_ms'].dtype, [int(x) for x in g['td_ms'][...].astype('int64')])",
+    "print(g['u5'].dtype, [s.encode('unicode_escape').decode() for s in g['u5'][...]])",
+    "print(g['s4'].dtype, [s.decode() for s in g['s4'][...]])"
+  ), script)
+  res <- run_python_command(py, c(script, path))
+  expect_identical(res$status, 0L, info = res$output)
+  nat <- "-9223372036854775808"
+  expect_identical(strsplit(res$output, "\n")[[1L]], c(
+    sprintf("datetime64[s] [%s, %s, %s]", format(as.numeric(when[1]), scientific = FALSE), nat,
+            format(as.numeric(when[3]), scientific = FALSE)),
+    sprintf("timedelta64[ms] [-1500, %s, 3600250]", nat),
+    "<U5 ['\\\\xe9t\\\\xe9', '', 'abcde']",
+    "|S4 ['wxyz', 'a', '']"
+  ))
+})
