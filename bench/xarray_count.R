@@ -10,6 +10,7 @@ suppressMessages({
   library(zarr)
   library(testthat)
 })
+`%||%` <- function(a, b) if (is.null(a)) b else a
 for (h in c("helper-python.R", "helper-xarray.R")) source(file.path("tests", "testthat", h))
 test_path <- function(...) file.path("tests", "testthat", ...)
 for (writer in c("zarr3", "zarr2")) {
