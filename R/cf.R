@@ -53,7 +53,13 @@
 #' made with `add_array()` get dimension names too, unless the definition
 #' has its own: `"<name>_dim_0"`, `"<name>_dim_1"`, ... as in [as_zarr()].
 #' Names of that form alone do not make an array a CF variable: it keeps
-#' the Zarr rule (so a fill value of 0 still reads as `NA`).
+#' the Zarr rule (so a fill value of 0 still reads as `NA`). In Zarr v3,
+#' whose fill value xarray does not mask, a new numeric array also gets a
+#' `_FillValue` attribute equal to its fill value wherever R reads that
+#' value as `NA`, so that xarray masks the same elements (in v2 xarray
+#' takes the fill value itself). `dimnames(arr) <- NULL`, names left out
+#' of `dimnames<-` and the new dimension of `$promote()` take the default
+#' names, since xarray opens no array with a dimension unnamed.
 #'
 #' **Raw values.** `options(zarr.cf_decode = FALSE)` turns decoding off:
 #' every array then reads its stored values under the Zarr rule.
@@ -117,7 +123,8 @@ cf_encode <- function(data, cf) {
 
 # The lines print() shows for a CF variable.
 cf_print <- function(cf) {
-  if (is.null(cf)) return(invisible(NULL))
+  # (an array that decodes as the Zarr rule reads has nothing to show)
+  if (is.null(cf) || isTRUE(cf$zarr_rule)) return(invisible(NULL))
   kind <- switch(cf$kind, time = "times (POSIXct, UTC)", timedelta = "timedeltas (difftime)",
                  bool = "logical", if (cf$scale != 1 || cf$offset != 0) "unpacked numbers" else "numbers")
   cat("CF decoding: ", kind, if (!is.null(cf$units)) sprintf(", units '%s'", cf$units),
@@ -163,10 +170,14 @@ cf_prepare <- function(x) {
 # R reads these names back as no name (dimnames() leaves them out), so
 # that as_zarr(x)[] is x.
 cf_dimension_names <- function(x, name) {
-  n <- length(dim(x) %||% 1L)
-  given <- names(dimnames(x)) %||% character(n)
-  default <- cf_default_dims(name, n)
-  as.list(ifelse(is.na(given) | !nzchar(given), default, given))
+  as.list(cf_dims_or_default(names(dimnames(x)), name, length(dim(x) %||% 1L)))
+}
+
+# The `n` dimension names `given` (NULL, or "" or NA where not given) of
+# an array `name`, with the defaults where there is none.
+cf_dims_or_default <- function(given, name, n) {
+  given <- given %||% character(n)
+  ifelse(is.na(given) | !nzchar(given), cf_default_dims(name, n), given)
 }
 
 cf_default_dims <- function(name, n) {
@@ -175,25 +186,75 @@ cf_default_dims <- function(name, n) {
 }
 
 # The definition `metadata` (an array_builder or a list) of a new array
-# `name`, with dimension names: the caller's where given (v3
-# `dimension_names`, or a v2 `_ARRAY_DIMENSIONS` attribute), else the
+# `name` in a store of `zarr_format`, as xarray needs it: dimension names, the caller's where given
+# (v3 `dimension_names`, or a v2 `_ARRAY_DIMENSIONS` attribute), else the
 # defaults of as_zarr(), so that xarray opens every store this package
-# writes. A builder is copied: the caller may define more arrays with it.
-cf_with_dimension_names <- function(metadata, name) {
+# writes; and in v3 a `_FillValue` attribute wherever R's reads mark the
+# fill value as NA (xarray masks the v3 fill value only through it). A
+# builder is copied: the caller may define more arrays with it.
+cf_with_dimension_names <- function(metadata, name, zarr_format) {
+  v3 <- identical(as.integer(zarr_format), 3L)
   named <- function(names, attrs) !is.null(names) || !is.null(attrs[["_ARRAY_DIMENSIONS"]])
   if (inherits(metadata, "array_builder")) {
     private <- metadata$.__enclos_env__$private
     n <- length(private$.shape)
-    if (!n || named(private$.dimension_names, private$.attributes)) return(metadata)
+    given <- named(private$.dimension_names, private$.attributes)
+    fill <- if (v3 && !is.null(private$.data_type)) {
+      cf_fill_for_xarray(private$.data_type$data_type, private$.data_type$fill_value, private$.attributes, given)
+    }
+    if ((!n || given) && is.null(fill)) return(metadata)
     metadata <- metadata$clone(deep = TRUE)
-    metadata$.__enclos_env__$private$.dimension_names <- as.list(cf_default_dims(name, n))
+    private <- metadata$.__enclos_env__$private
+    if (n && !given) private$.dimension_names <- as.list(cf_default_dims(name, n))
+    if (!is.null(fill)) private$.attributes[["_FillValue"]] <- fill
     return(metadata)
   }
   if (!is.list(metadata)) return(metadata)
   n <- length(metadata$shape)
-  if (!n || named(metadata$dimension_names, metadata$attributes)) return(metadata)
-  metadata$dimension_names <- as.list(cf_default_dims(name, n))
+  given <- named(metadata$dimension_names, metadata$attributes)
+  if (n && !given) metadata$dimension_names <- as.list(cf_default_dims(name, n))
+  if (v3 && is.character(metadata$data_type)) {
+    fill <- cf_fill_for_xarray(metadata$data_type, metadata$fill_value, metadata$attributes, given)
+    if (!is.null(fill)) metadata$attributes[["_FillValue"]] <- fill
+  }
   metadata
+}
+
+# The `_FillValue` attribute (cf_fill_attribute()) that a new v3 array of
+# `data_type` with fill value `fill`, attributes `attrs` and (if
+# `given`) dimension names of the caller needs so that xarray masks what
+# R reads as NA, or NULL: none for non-numeric types, where the caller set
+# `_FillValue` or `missing_value`, and where R reads the fill as a number
+# (a CF variable whose fill is 0, zarr-python's default; cf/mod.rs).
+cf_fill_for_xarray <- function(data_type, fill, attrs, given) {
+  numeric <- data_type %in% c(paste0("int", c(8, 16, 32, 64)), paste0("uint", c(8, 16, 32, 64)),
+                              "float16", "float32", "float64")
+  if (!numeric || is.null(fill) || any(c("_FillValue", "missing_value") %in% names(attrs))) return(NULL)
+  value <- cf_fill_number(fill, data_type)
+  units <- attrs[["units"]]
+  cf <- given || any(c("scale_factor", "add_offset", "calendar") %in% names(attrs)) ||
+    (is.character(units) && length(units) == 1L && grepl(" since ", units, fixed = TRUE)) ||
+    identical(attrs[["flag_meanings"]], "false true")
+  if (cf && !is.na(value) && value == 0) return(NULL)
+  cf_fill_attribute(fill, data_type)
+}
+
+# A fill value in its JSON form as a number (hexadecimal floats by their
+# bits; 64-bit integers may round, which only matters for a test of 0).
+cf_fill_number <- function(fill, data_type) {
+  if (is.character(fill) && grepl("^0x[0-9a-fA-F]+$", fill)) {
+    hex <- substring(fill, seq(3L, nchar(fill) - 1L, 2L), seq(4L, nchar(fill), 2L))
+    bytes <- as.raw(strtoi(hex, 16L))
+    if (length(bytes) == 2L) {
+      bits <- sum(as.integer(rawToBits(rev(bytes))) * 2^(0:15))
+      e <- bitwAnd(bitwShiftR(bits, 10L), 31L)
+      m <- bitwAnd(bits, 1023L)
+      s <- if (bits >= 32768) -1 else 1
+      return(s * if (e == 31L) (if (m) NaN else Inf) else if (e) 2^(e - 15) * (1 + m / 1024) else 2^-14 * m / 1024)
+    }
+    return(readBin(bytes, "double", size = length(bytes), endian = "big"))
+  }
+  suppressWarnings(as.numeric(fill))
 }
 
 # Stored dimension names `dn` of the array `name` as R shows them: the
@@ -215,7 +276,7 @@ cf_given_dims <- function(dn, name) {
 # float64 (the form xarray decodes). In v2 xarray takes the Zarr fill value.
 cf_fill_attribute <- function(fill, data_type) {
   if (data_type %in% c("float16", "float32", "float64")) {
-    raw <- writeBin(as.numeric(fill), raw(), size = 8L, endian = "little")
+    raw <- writeBin(cf_fill_number(fill, data_type), raw(), size = 8L, endian = "little")
     return(jsonlite::base64_enc(raw))
   }
   if (data_type %in% c("int64", "uint64")) return(structure(as.character(fill), class = "json"))

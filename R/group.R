@@ -153,7 +153,7 @@ group_add_group <- function(self, private, name) {
 }
 
 group_add_array <- function(self, private, name, metadata) {
-  metadata <- cf_with_dimension_names(metadata, name)
+  metadata <- cf_with_dimension_names(metadata, name, self$store$version)
   meta <- self$store$create_array(self$path, name, metadata)
   private$add_child(build_node(name, meta, self, self$store))
 }

@@ -221,8 +221,10 @@ dim.zarr_array <- function(x) {
 #' @export
 dimnames.zarr_array <- function(x) {
   dn <- unlist(x$metadata$dimension_names)
-  if (is.null(dn) || length(dn) != length(x$shape)) {
-    dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
+  # (default names are no names: the attribute's, if any, come first)
+  if (is.null(dn) || length(dn) != length(x$shape) || is.null(cf_given_dims(dn, x$name))) {
+    attr_dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
+    if (length(attr_dn) == length(x$shape) || is.null(dn)) dn <- attr_dn
   }
   labels <- dimnames_labels(x)
   if (is.null(dn) || length(dn) != length(x$shape)) {
@@ -307,8 +309,11 @@ length.zarr_array <- function(x) {
   shape <- x$shape
   what <- array_what(x)
   attrs <- meta$attributes
+  # Dimension names left out become the defaults of as_zarr() (read back
+  # as no name): xarray opens no array with a dimension unnamed.
+  n <- length(shape)
   if (is.null(value)) {
-    meta$dimension_names <- NULL
+    meta$dimension_names <- if (n) as.list(cf_default_dims(x$name, n))
     attrs[["R_dimnames"]] <- NULL
   } else {
     if (!is.list(value) || length(value) != length(shape)) {
@@ -322,12 +327,14 @@ length.zarr_array <- function(x) {
                                        what, d, format(shape[d]), length(l)))
       }
     }
-    meta$dimension_names <- if (!is.null(names(value))) as.list(names(value))
+    meta$dimension_names <- as.list(cf_dims_or_default(names(value), x$name, n))
     labelled <- !vapply(value, is.null, logical(1))
     attrs[["R_dimnames"]] <- if (any(labelled)) {
       lapply(value, function(l) if (is.null(l)) NULL else I(as.character(l)))
     }
   }
+  # (v2 keeps them in this attribute, which must not say otherwise)
+  if (!is.null(attrs[["_ARRAY_DIMENSIONS"]])) attrs[["_ARRAY_DIMENSIONS"]] <- meta$dimension_names
   meta$attributes <- attrs
   x$metadata <- meta
   x$save()

@@ -300,12 +300,16 @@ array_promote <- function(arr, dimension, length) {
   new_meta$chunk_grid$configuration$chunk_shape <- as.list(append(grid_chunk_shape(meta), 1, after = at))
   new_meta$codecs <- promote_codecs(meta$codecs, at, nd)
   if (!is.null(meta$dimension_names)) {
-    # the default names of add_array() are renumbered, others gain a null
-    dn <- append(meta$dimension_names, list(NULL), after = at)
-    if (identical(unlist(meta$dimension_names), cf_default_dims(arr$name, nd))) {
-      dn <- as.list(cf_default_dims(arr$name, nd + 1L))
-    }
+    # The default names of add_array() are renumbered; among others, the
+    # new dimension takes its default name (xarray opens no array with a
+    # dimension unnamed, and R shows that name as none).
+    defaults <- cf_default_dims(arr$name, nd + 1L)
+    new_name <- defaults[dimension]
+    while (new_name %in% unlist(meta$dimension_names)) new_name <- paste0(new_name, "_")
+    dn <- append(meta$dimension_names, list(new_name), after = at)
+    if (identical(unlist(meta$dimension_names), cf_default_dims(arr$name, nd))) dn <- as.list(defaults)
     new_meta$dimension_names <- dn
+    if (!is.null(meta$attributes[["_ARRAY_DIMENSIONS"]])) new_meta$attributes[["_ARRAY_DIMENSIONS"]] <- dn
   }
   metadata_json(new_meta)
   store <- arr$store

@@ -9,6 +9,9 @@ cf_array <- function(data_type, values, attrs = list(), fill = 0, dims = TRUE) {
   b$fill_value <- fill
   a <- z$add_array("/", "v", b)
   withr::with_options(list(zarr.cf_decode = FALSE), a[] <- values)
+  # (as xarray writes them: no _FillValue unless asked for, which
+  # add_array() gives every numeric v3 array that marks its fill as NA)
+  a$delete_attribute("_FillValue")
   for (n in names(attrs)) a$set_attribute(n, attrs[[n]])
   if (dims) dimnames(a) <- list(x = NULL)
   z[["/v"]]
@@ -252,4 +255,124 @@ test_that("promote() renumbers the default dimension names of add_array()", {
   expect_identical(unlist(p$metadata$dimension_names), c("p_dim_0", "p_dim_1", "p_dim_2"))
   expect_null(dimnames(p))
   expect_identical(p[], array(1:6, c(2, 1, 3)))
+})
+
+test_that("add_array() arrays of numeric types write R's NA so that xarray masks it, in v2 and v3", {
+  types <- c("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "float32", "float64")
+  values <- function(type) {
+    x <- c(1, NA, 0, 7, NA)
+    if (type == "int64") bit64::as.integer64(x) else if (startsWith(type, "float")) x + 0.5 else as.integer(x)
+  }
+  for (writer in c("zarr3", "zarr2")) {
+    for (fmt in if (writer == "zarr3") c(3L, 2L) else 2L) {
+      path <- withr::local_tempfile(fileext = ".zarr")
+      z <- create_zarr(path, zarr_format = fmt)
+      for (type in types) {
+        a <- z$add_array("/", type, define_array(type, 5))
+        a[] <- values(type)
+      }
+      # zarr-python's default fill: 0 marks NA in R (the Zarr rule), in xarray too
+      zero <- define_array("int16", 3)
+      zero$fill_value <- 0
+      a <- z$add_array("/", "zero", zero)
+      a[] <- c(0L, 5L, NA)
+      fill <- z[["/int32"]]$attributes[["_FillValue"]]
+      if (fmt == 3L) {
+        # the intended new attribute: xarray masks a v3 fill value only through it
+        expect_identical(fill, -2147483648)
+        expect_identical(z[["/float64"]]$attributes[["_FillValue"]], "AAAAAAAA+H8=")
+        expect_identical(z[["/zero"]]$attributes[["_FillValue"]], 0L)
+      } else {
+        expect_null(fill)
+      }
+      seen <- xarray_view(writer, path)
+      what <- sprintf("v%d (xarray %s, zarr %s)", fmt, seen[["_versions"]]$xarray, seen[["_versions"]]$zarr)
+      for (v in c(types, "zero")) {
+        x <- z[[paste0("/", v)]][]
+        e <- seen$variables[[v]]
+        expect_identical(unlist(e$na), as.vector(is.na(x)), label = paste(what, v, "NA"))
+        expect_identical(xarray_compare(x, e), "", label = paste(what, v))
+      }
+      expect_identical(unlist(seen$variables$zero$na), c(TRUE, FALSE, TRUE))
+    }
+  }
+})
+
+test_that("promote() and dimnames<- keep every dimension named, and xarray opens the store", {
+  for (writer in c("zarr3", "zarr2")) {
+    for (fmt in if (writer == "zarr3") c(3L, 2L) else 2L) {
+      path <- withr::local_tempfile(fileext = ".zarr")
+      z <- create_zarr(path, zarr_format = fmt)
+      p <- z$add_array("/", "p", define_array("float64", c(2, 3)))
+      p[] <- matrix(c(1.5, NA, 0, 2:4), 2)
+      dimnames(p) <- list(lat = NULL, lon = NULL)
+      p$promote(1)
+      q <- z$add_array("/", "q", define_array("int32", c(2, 3)))
+      q[] <- matrix(c(1L, NA, 0L, 2:4), 2)
+      dimnames(q) <- list(lat = NULL, lon = NULL)
+      dimnames(q) <- NULL
+      r <- z$add_array("/", "r", define_array("int32", 4))
+      dimnames(r) <- list(NULL)
+      r[] <- 1:4
+      s <- z$add_array("/", "s", define_array("int32", c(2, 2)))
+      dimnames(s) <- list(NULL, lon2 = NULL)
+      s[] <- matrix(1:4, 2)
+      z <- open_zarr(path)
+      names_of <- function(v) {
+        m <- z[[paste0("/", v)]]$metadata
+        unlist(if (fmt == 3L) m$dimension_names else m$attributes[["_ARRAY_DIMENSIONS"]])
+      }
+      expect_identical(names_of("p"), c("p_dim_0", "lat", "lon"))
+      expect_identical(names(dimnames(z[["/p"]])), c("", "lat", "lon"))
+      expect_identical(z[["/p"]][], array(c(1.5, NA, 0, 2:4), c(1, 2, 3), dimnames = list(NULL, lat = NULL, lon = NULL)))
+      expect_identical(names_of("q"), c("q_dim_0", "q_dim_1"))
+      expect_null(dimnames(z[["/q"]]))
+      expect_identical(names_of("r"), "r_dim_0")
+      expect_identical(names_of("s"), c("s_dim_0", "lon2"))
+      seen <- xarray_view(writer, path)
+      what <- sprintf("v%d (xarray %s, zarr %s)", fmt, seen[["_versions"]]$xarray, seen[["_versions"]]$zarr)
+      for (v in c("p", "q", "r", "s")) {
+        e <- seen$variables[[v]]
+        expect_identical(unlist(e$dims), names_of(v), label = paste(what, v))
+        expect_identical(xarray_compare(z[[paste0("/", v)]][], e), "", label = paste(what, v))
+      }
+    }
+  }
+})
+
+test_that("writes into zarr-python 3's NumPy data types (datetime64, timedelta64, <U, |S) read back in zarr-python", {
+  stores <- xarray_stores("zarr3")
+  path <- withr::local_tempfile(fileext = ".zarr")
+  dir.create(path)
+  file.copy(list.files(file.path(stores$dir, "zp-v3.zarr"), full.names = TRUE), path, recursive = TRUE)
+  z <- open_zarr(path)
+  when <- as.POSIXct(c("2020-02-29 23:59:59", NA, "1900-01-01 00:00:01"), tz = "UTC")
+  z[["/dt_s"]][] <- when
+  z[["/td_ms"]][] <- as.difftime(c(-1.5, NA, 3600.25), units = "secs")
+  z[["/u5"]][] <- c("\u00e9t\u00e9", "", "abcde")
+  z[["/s4"]][] <- c("wxyz", "a", "")
+  z <- open_zarr(path)
+  expect_identical(z[["/dt_s"]][], when)
+  expect_identical(z[["/u5"]][], c("\u00e9t\u00e9", "", "abcde"))
+  expect_error(z[["/u5"]][1] <- "abcdef", class = "zarr_error_type")
+  py <- python_xarray("zarr3")
+  script <- withr::local_tempfile(fileext = ".py")
+  writeLines(c(
+    "import sys, zarr, numpy as np",
+    "g = zarr.open_group(sys.argv[1], mode='r')",
+    "print(g['dt_s'].dtype, [int(x) for x in g['dt_s'][...].astype('int64')])",
+    "print(g['td_ms'].dtype, [int(x) for x in g['td_ms'][...].astype('int64')])",
+    "print(g['u5'].dtype, [s.encode('unicode_escape').decode() for s in g['u5'][...]])",
+    "print(g['s4'].dtype, [s.decode() for s in g['s4'][...]])"
+  ), script)
+  res <- run_python_command(py, c(script, path))
+  expect_identical(res$status, 0L, info = res$output)
+  nat <- "-9223372036854775808"
+  expect_identical(strsplit(res$output, "\n")[[1L]], c(
+    sprintf("datetime64[s] [%s, %s, %s]", format(as.numeric(when[1]), scientific = FALSE), nat,
+            format(as.numeric(when[3]), scientific = FALSE)),
+    sprintf("timedelta64[ms] [-1500, %s, 3600250]", nat),
+    "<U5 ['\\\\xe9t\\\\xe9', '', 'abcde']",
+    "|S4 ['wxyz', 'a', '']"
+  ))
 })

@@ -1,9 +1,33 @@
 //! CF decoding of reads: each stored element as R holds it decoded, run
 //! by the engine's scatter in place of the plain materializer.
 
-use super::Cf;
-use crate::convert::{na_real, strided_copy, RBufPtr, Span, NA_INTEGER, NA_INTEGER64};
+use super::{Cf, RValue};
+use crate::convert::{strided_copy, RBufPtr, Span};
 use crate::dtype::{DataType, RType};
+use crate::fill::f16_to_f64;
+
+/// Copies stored elements of type `T` into R's vector of type `R`: R's NA
+/// where `missing(v)`, `convert(v)` elsewhere.
+///
+/// # Safety
+/// As `convert::strided_copy`.
+unsafe fn scatter<T: Copy + 'static, R: RValue>(
+    src: *const u8,
+    src_strides: &[usize],
+    dst: &RBufPtr,
+    spans: &[Vec<Span>],
+    missing: impl Fn(T) -> bool,
+    convert: impl Fn(T) -> R,
+) {
+    strided_copy(
+        src as *const T,
+        src_strides,
+        dst.ptr as *mut R,
+        &dst.strides,
+        spans,
+        &move |v: T| if missing(v) { R::NA } else { convert(v) },
+    )
+}
 
 impl Cf {
     /// Whether a stored value (as a double) is missing.
@@ -56,58 +80,55 @@ impl Cf {
                 || (nan_missing && x.is_nan())
                 || (many && self.missing.contains(&x)))
         };
-        macro_rules! run {
-            ($t:ty, $r:ty, $f:expr) => {
-                strided_copy(
-                    src as *const $t,
-                    src_strides,
-                    dst.ptr as *mut $r,
-                    &dst.strides,
+        // Each arm says which stored values are missing and how the others
+        // convert; `scatter` writes the R type's NA for the first.
+        let (src, ss) = (src, src_strides);
+        macro_rules! to_double {
+            ($t:ty) => {
+                scatter(
+                    src,
+                    ss,
+                    dst,
                     spans,
-                    &$f,
+                    move |v: $t| missing(v as f64),
+                    move |v: $t| v as f64 * scale + offset,
                 )
             };
         }
-        macro_rules! to_double {
-            ($t:ty) => {
-                run!($t, f64, |v: $t| {
-                    let x = v as f64;
-                    if missing(x) {
-                        na_real()
-                    } else {
-                        x * scale + offset
-                    }
-                })
-            };
-        }
         macro_rules! to_integer {
-            ($t:ty) => {
-                run!($t, i32, |v: $t| if missing(v as f64) {
-                    NA_INTEGER
-                } else {
-                    v as i32
-                })
+            ($t:ty, $r:ty) => {
+                scatter(
+                    src,
+                    ss,
+                    dst,
+                    spans,
+                    move |v: $t| missing(v as f64),
+                    |v: $t| v as $r,
+                )
             };
         }
         macro_rules! to_logical {
             ($t:ty) => {
-                run!($t, i32, |v: $t| if missing(v as f64) {
-                    NA_INTEGER
-                } else {
-                    (v != 0) as i32
-                })
+                scatter(
+                    src,
+                    ss,
+                    dst,
+                    spans,
+                    move |v: $t| missing(v as f64),
+                    |v: $t| (v != 0) as i32,
+                )
             };
         }
         use DataType::*;
         match (dst.rtype, dtype) {
-            (RType::Double, Int64) => run!(i64, f64, |v: i64| {
-                let x = v as f64;
-                if (nat && v == i64::MIN) || missing(x) {
-                    na_real()
-                } else {
-                    x * scale + offset
-                }
-            }),
+            (RType::Double, Int64) => scatter(
+                src,
+                ss,
+                dst,
+                spans,
+                move |v: i64| (nat && v == i64::MIN) || missing(v as f64),
+                move |v: i64| v as f64 * scale + offset,
+            ),
             (RType::Double, Int8) => to_double!(i8),
             (RType::Double, Int16) => to_double!(i16),
             (RType::Double, Int32) => to_double!(i32),
@@ -117,36 +138,29 @@ impl Cf {
             (RType::Double, UInt64) => to_double!(u64),
             (RType::Double, Float32) => to_double!(f32),
             (RType::Double, Float64) => to_double!(f64),
-            (RType::Double, Float16) => run!(u16, f64, |v: u16| {
-                let x = crate::fill::f16_to_f64(v);
-                if missing(x) {
-                    na_real()
-                } else {
-                    x * scale + offset
-                }
-            }),
-            (RType::Integer, Int8) => to_integer!(i8),
-            (RType::Integer, Int16) => to_integer!(i16),
-            (RType::Integer, Int32) => to_integer!(i32),
-            (RType::Integer, UInt8) => to_integer!(u8),
-            (RType::Integer, UInt16) => to_integer!(u16),
-            (RType::Integer64, Int64) => run!(i64, i64, |v: i64| if missing(v as f64) {
-                NA_INTEGER64
-            } else {
-                v
-            }),
-            (RType::Integer64, UInt32) => run!(u32, i64, |v: u32| if missing(v as f64) {
-                NA_INTEGER64
-            } else {
-                v as i64
-            }),
-            (RType::Integer64, UInt64) => run!(u64, i64, |v: u64| if missing(v as f64)
-                || v > i64::MAX as u64
-            {
-                NA_INTEGER64
-            } else {
-                v as i64
-            }),
+            (RType::Double, Float16) => scatter(
+                src,
+                ss,
+                dst,
+                spans,
+                move |v: u16| missing(f16_to_f64(v)),
+                move |v: u16| f16_to_f64(v) * scale + offset,
+            ),
+            (RType::Integer, Int8) => to_integer!(i8, i32),
+            (RType::Integer, Int16) => to_integer!(i16, i32),
+            (RType::Integer, Int32) => to_integer!(i32, i32),
+            (RType::Integer, UInt8) => to_integer!(u8, i32),
+            (RType::Integer, UInt16) => to_integer!(u16, i32),
+            (RType::Integer64, Int64) => to_integer!(i64, i64),
+            (RType::Integer64, UInt32) => to_integer!(u32, i64),
+            (RType::Integer64, UInt64) => scatter(
+                src,
+                ss,
+                dst,
+                spans,
+                move |v: u64| missing(v as f64) || v > i64::MAX as u64,
+                |v: u64| v as i64,
+            ),
             (RType::Logical, Bool | UInt8) => to_logical!(u8),
             (RType::Logical, Int8) => to_logical!(i8),
             (RType::Logical, Int16) => to_logical!(i16),

@@ -7,9 +7,8 @@
 //! copies R's vector into a chunk, so encoding costs no pass of its own;
 //! `check_writable` refuses beforehand what the encoding cannot hold.
 
-use super::{Cf, CfKind};
+use super::{Cf, CfKind, RValue};
 use crate::convert::{check_writable, strided_copy, RBuf, RBufPtr, Span};
-use crate::convert::{NA_INTEGER, NA_INTEGER64};
 use crate::dtype::{DataType, RType};
 use crate::error::{Result, ZarrError};
 use crate::fill::{f16_to_f64, f64_to_f16};
@@ -51,6 +50,49 @@ fn holds(dtype: DataType, y: f64) -> bool {
     }
 }
 
+/// The bounds of values a type holds, for the range check of packed writes:
+/// (lowest, highest) held, as doubles.
+fn held_bounds(dtype: DataType) -> (f64, f64) {
+    match dtype {
+        DataType::Float64 => (f64::NEG_INFINITY, f64::INFINITY),
+        DataType::Float32 => (-(f32::MAX as f64), f32::MAX as f64),
+        DataType::Float16 => (-65504.0, 65504.0),
+        _ => {
+            let (lo, hi) = int_bounds(dtype);
+            (lo, hi - 1.0)
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) fn tests_held_bounds(dtype: DataType) -> (f64, f64) {
+    held_bounds(dtype)
+}
+
+/// Copies R's values of type `S` into chunk elements of type `T`, with
+/// `na` where R has NA (the NA test of `S`, shared by every arm) and
+/// `store(v)` elsewhere.
+///
+/// # Safety
+/// As `convert::strided_copy`.
+unsafe fn gather<S: RValue, T: Copy + 'static>(
+    src: &RBufPtr,
+    dst: *mut u8,
+    dst_strides: &[usize],
+    spans: &[Vec<Span>],
+    na: T,
+    store: impl Fn(S) -> T,
+) {
+    strided_copy(
+        src.ptr as *const S,
+        &src.strides,
+        dst as *mut T,
+        dst_strides,
+        spans,
+        &move |v: S| if v.is_na() { na } else { store(v) },
+    )
+}
+
 impl Cf {
     /// Whether a write packs values (scale and offset, or a time unit);
     /// otherwise only NA is replaced. xarray's booleans are never packed.
@@ -80,6 +122,65 @@ impl Cf {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn tests_exact(&self, dtype: DataType, x: f64) -> bool {
+        holds(dtype, self.pack(x, is_integer(dtype)))
+    }
+
+    /// The open interval of R values whose packed form `dtype` surely
+    /// holds, worked out once per write, so that the check compares each
+    /// value instead of packing it (which the gather does). Values outside
+    /// are packed and checked exactly. The bounds keep a margin of one
+    /// stored step plus eight times the rounding error of packing, so
+    /// that no value inside packs out of range; an unusable scale or
+    /// offset gives an empty interval.
+    fn safe_range(&self, dtype: DataType) -> (f64, f64) {
+        let (lo, hi) = held_bounds(dtype);
+        let (scale, offset) = (self.scale, self.offset);
+        if !(scale.is_finite() && scale != 0.0 && offset.is_finite()) {
+            return (f64::INFINITY, f64::NEG_INFINITY);
+        }
+        if dtype == DataType::Float64 {
+            return (lo, hi);
+        }
+        let error = 8.0 * f64::EPSILON * (offset.abs() / scale.abs() + hi.abs().max(lo.abs()));
+        let (margin, width) = if is_integer(dtype) {
+            (1.0 + error, hi - lo)
+        } else {
+            // halfway to the largest finite value: no rounding reaches it
+            (hi * 0.5, hi - lo)
+        };
+        if 2.0 * margin >= width {
+            return (f64::INFINITY, f64::NEG_INFINITY);
+        }
+        let a = (lo + margin) * scale + offset;
+        let b = (hi - margin) * scale + offset;
+        (a.min(b), a.max(b))
+    }
+
+    /// The first R value of `xs` this encoding cannot store in `dtype`:
+    /// `Some(None)` for an NA without a missing value to take it,
+    /// `Some(Some(x))` for a value whose packed form `dtype` cannot hold.
+    fn first_unwritable<S: RValue>(&self, xs: &[S], dtype: DataType) -> Option<Option<f64>> {
+        let has_marker = self.na_stored(dtype).is_some();
+        let packs = self.packs();
+        let integer = is_integer(dtype);
+        let (lo, hi) = self.safe_range(dtype);
+        for &v in xs {
+            if v.is_na() {
+                if !has_marker {
+                    return Some(None);
+                }
+            } else if packs {
+                let x = v.value();
+                if !(x > lo && x < hi) && !holds(dtype, self.pack(x, integer)) {
+                    return Some(Some(x));
+                }
+            }
+        }
+        None
+    }
+
     /// Refuse, before anything is written, R data that this encoding
     /// cannot store in `dtype`: NA where there is no missing value,
     /// values whose packed form the type cannot hold, and what the type
@@ -88,42 +189,27 @@ impl Cf {
         if matches!(data, RBuf::Complex(_)) || !self.packs() {
             check_writable(data, dtype, what)?;
         }
-        let values: Box<dyn Iterator<Item = Option<f64>> + '_> = match data {
-            RBuf::Logical(x) | RBuf::Integer(x) => {
-                Box::new(x.iter().map(|&v| (v != NA_INTEGER).then_some(v as f64)))
-            }
-            RBuf::Double(x) => Box::new(x.iter().map(|&v| (!v.is_nan()).then_some(v))),
-            RBuf::Integer64(x) => {
-                Box::new(x.iter().map(|&v| (v != NA_INTEGER64).then_some(v as f64)))
-            }
-            RBuf::Complex(_) => return Ok(()),
-        };
-        let (packs, integer) = (self.packs(), is_integer(dtype));
-        let has_marker = self.na_stored(dtype).is_some();
-        if !packs && has_marker {
+        if !self.packs() && self.na_stored(dtype).is_some() {
             return Ok(());
         }
-        for v in values {
-            match v {
-                None if !has_marker => {
-                    return Err(ZarrError::Type(format!(
-                        "{what}: NA cannot be written: the CF variable has no _FillValue or missing_value that {} holds",
-                        dtype.name()
-                    )))
-                }
-                Some(x) if packs => {
-                    let y = self.pack(x, integer);
-                    if !holds(dtype, y) {
-                        return Err(ZarrError::Type(format!(
-                            "{what}: value {x} encodes to {y}, which {} cannot hold",
-                            dtype.name()
-                        )));
-                    }
-                }
-                _ => {}
-            }
+        let bad = match data {
+            RBuf::Logical(x) | RBuf::Integer(x) => self.first_unwritable(x, dtype),
+            RBuf::Double(x) => self.first_unwritable(x, dtype),
+            RBuf::Integer64(x) => self.first_unwritable(x, dtype),
+            RBuf::Complex(_) => None,
+        };
+        match bad {
+            None => Ok(()),
+            Some(None) => Err(ZarrError::Type(format!(
+                "{what}: NA cannot be written: the CF variable has no _FillValue or missing_value that {} holds",
+                dtype.name()
+            ))),
+            Some(Some(x)) => Err(ZarrError::Type(format!(
+                "{what}: value {x} encodes to {}, which {} cannot hold",
+                self.pack(x, is_integer(dtype)),
+                dtype.name()
+            ))),
         }
-        Ok(())
     }
 
     /// R buffer -> chunk elements of `dtype` (native endian), encoded:
@@ -145,19 +231,6 @@ impl Cf {
         // (checked: NA occurs only where there is a missing value)
         let marker = self.na_stored(dtype).unwrap_or(0.0);
         let packs = self.packs();
-        let ss = &src.strides;
-        macro_rules! run {
-            ($s:ty, $t:ty, $f:expr) => {
-                strided_copy(
-                    src.ptr as *const $s,
-                    ss,
-                    dst as *mut $t,
-                    dst_strides,
-                    spans,
-                    &$f,
-                )
-            };
-        }
         // `$from` stores a double, `$from_i64` an integer64 exactly; the
         // closures own copies of what they use, so the NA test becomes a
         // select and the loops vectorise.
@@ -170,42 +243,21 @@ impl Cf {
                     let y = (x - offset) / scale;
                     from(if $integer { y.round_ties_even() } else { y })
                 };
-                match (src.rtype, packs) {
-                    (RType::Logical | RType::Integer, true) => {
-                        run!(i32, $t, move |v: i32| if v == NA_INTEGER {
-                            m
-                        } else {
-                            pack(v as f64)
-                        })
+                let g = (src, dst, dst_strides, spans, m);
+                match src.rtype {
+                    RType::Logical | RType::Integer if packs => {
+                        gather(g.0, g.1, g.2, g.3, g.4, move |v: i32| pack(v as f64))
                     }
-                    (RType::Double, true) => {
-                        run!(f64, $t, move |v: f64| if v.is_nan() { m } else { pack(v) })
+                    RType::Logical | RType::Integer => {
+                        gather(g.0, g.1, g.2, g.3, g.4, move |v: i32| from(v as f64))
                     }
-                    (RType::Integer64, true) => {
-                        run!(i64, $t, move |v: i64| if v == NA_INTEGER64 {
-                            m
-                        } else {
-                            pack(v as f64)
-                        })
+                    RType::Double if packs => gather(g.0, g.1, g.2, g.3, g.4, pack),
+                    RType::Double => gather(g.0, g.1, g.2, g.3, g.4, from),
+                    RType::Integer64 if packs => {
+                        gather(g.0, g.1, g.2, g.3, g.4, move |v: i64| pack(v as f64))
                     }
-                    (RType::Logical | RType::Integer, false) => {
-                        run!(i32, $t, move |v: i32| if v == NA_INTEGER {
-                            m
-                        } else {
-                            from(v as f64)
-                        })
-                    }
-                    (RType::Double, false) => {
-                        run!(f64, $t, move |v: f64| if v.is_nan() { m } else { from(v) })
-                    }
-                    (RType::Integer64, false) => {
-                        run!(i64, $t, move |v: i64| if v == NA_INTEGER64 {
-                            m
-                        } else {
-                            from_i64(v)
-                        })
-                    }
-                    (r, _) => unreachable!("{r:?} data is refused before a CF write"),
+                    RType::Integer64 => gather(g.0, g.1, g.2, g.3, g.4, from_i64),
+                    r => unreachable!("{r:?} data is refused before a CF write"),
                 }
             }};
         }

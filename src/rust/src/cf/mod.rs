@@ -320,5 +320,50 @@ impl Cf {
     }
 }
 
+/// An element of an R vector as CF encodes and decodes it: its NA, the
+/// one test for it (NaN too for doubles, as R's `is.na()`), and its value
+/// as a double. Shared by every arm of the scatter and the gather.
+pub(crate) trait RValue: Copy + 'static {
+    const NA: Self;
+    fn is_na(self) -> bool;
+    fn value(self) -> f64;
+}
+
+impl RValue for i32 {
+    const NA: i32 = crate::convert::NA_INTEGER;
+    #[inline(always)]
+    fn is_na(self) -> bool {
+        self == Self::NA
+    }
+    #[inline(always)]
+    fn value(self) -> f64 {
+        self as f64
+    }
+}
+
+impl RValue for f64 {
+    const NA: f64 = f64::from_bits(crate::convert::NA_REAL_BITS);
+    #[inline(always)]
+    fn is_na(self) -> bool {
+        self.is_nan()
+    }
+    #[inline(always)]
+    fn value(self) -> f64 {
+        self
+    }
+}
+
+impl RValue for i64 {
+    const NA: i64 = crate::convert::NA_INTEGER64;
+    #[inline(always)]
+    fn is_na(self) -> bool {
+        self == Self::NA
+    }
+    #[inline(always)]
+    fn value(self) -> f64 {
+        self as f64
+    }
+}
+
 #[cfg(test)]
 mod tests;

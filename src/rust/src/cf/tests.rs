@@ -328,3 +328,46 @@ fn times_without_a_missing_value_write_nat() {
     let out: Vec<i64> = encode(&t, DataType::Int64, &[631152000.0 + 7200.0, na_real()]).unwrap();
     assert_eq!(out, vec![2, i64::MIN]);
 }
+
+#[test]
+fn the_range_check_refuses_exactly_the_values_whose_packed_form_is_not_held() {
+    // Values around each edge of the stored type, for scales of both signs,
+    // an offset much larger than the scale, and 64-bit types: each write is
+    // accepted exactly when the value packs (rounded) into the type.
+    let cases = [
+        (DataType::Int16, 0.01, 273.15),
+        (DataType::Int16, -0.5, 3.0),
+        (DataType::UInt8, 2.0, -100.0),
+        (DataType::Int8, 1e-3, 1e6),
+        (DataType::Int64, 1.0, 0.0),
+        (DataType::UInt64, 0.5, 1.0),
+        (DataType::Float32, 1e30, 0.0),
+        (DataType::Float16, 0.01, 0.0),
+    ];
+    for (dtype, scale, offset) in cases {
+        let c = cf(vec![0.0], scale, offset);
+        let (lo, hi) = super::encode::tests_held_bounds(dtype);
+        let mut xs = Vec::new();
+        for edge in [lo, hi] {
+            for k in -3..=3 {
+                let y = edge
+                    + k as f64 * 0.25 * edge.abs().max(1.0) * f64::EPSILON * 4.0
+                    + k as f64 * 0.5;
+                xs.push(y * scale + offset);
+            }
+        }
+        xs.extend((0..=200).map(|i| (lo + (hi - lo) * i as f64 / 200.0) * scale + offset));
+        xs.extend([offset, f64::INFINITY, f64::NEG_INFINITY, 0.0, -1e300, 1e300]);
+        for x in xs {
+            // the check before the range: every value packed
+            let held = c.tests_exact(dtype, x);
+            let ok = c.check_writable(&RBuf::Double(&[x]), dtype, "v").is_ok();
+            assert_eq!(
+                ok,
+                held,
+                "{} scale {scale} offset {offset}: {x}",
+                dtype.name()
+            );
+        }
+    }
+}
