@@ -1,38 +1,52 @@
 # Reading from S3 over a slow link: time and requests per read, this
-# package against zarr-python (its ObjectStore over obstore), both reading
-# one store on a moto S3 server on 127.0.0.1 through a loopback proxy
+# package against zarr-python (its ObjectStore over obstore) and
+# tensorstore (its zarr3 driver over the "s3" kvstore), all three reading
+# one store on a loopback S3 server through a loopback proxy
 # (tests/testthat/proxy/s3_proxy.py) that adds 0 or 20 ms to every request
 # and counts them.
 #
-# The arrays: float64, 2048 x 2048 (32 MiB), chunks 256 x 256 (64 chunks
-# of 512 KiB), default codecs (zstd); and the same in shards of
-# 1024 x 1024 (4 shards of 16 inner chunks). Reads, median of 3 runs each
-# on a newly opened store: the whole array, and one 256 x 256 region that
-# is one chunk (inner chunk). moto's Python server answers a few hundred
-# requests per second at most: at 0 ms it is the bottleneck, at 20 ms
-# the latency is, which is what concurrency hides.
+# The array is the peer workload's (bench/common.R): float64 4096 x 4096
+# (128 MiB), chunks 256 x 256 (256 chunks of 512 KiB) in C order, zstd
+# level 1; and the same in shards of 1024 x 1024 (16 shards of 16 inner
+# chunks). Reads, median of BENCH_CLOUD_REPS (3) runs, each on a newly
+# opened store (metadata requests included): the whole array, and one
+# 256 x 256 region that is one chunk (one inner chunk). The "direct" rows
+# read from the server without the proxy: what the server alone allows.
 #
-# Needs moto (ZARR_TEST_MOTO_VENV, as the tests) and, for the comparison,
-# a Python with zarr >= 3 and obstore in BENCH_ZARR_PYTHON (a venv outside
-# the repository; without it only this package is measured). Prints a
-# table and writes bench/CLOUD_RESULTS.md. Run from the repository root
-# after `make install`:
+# The server: s3s-fs (a Rust S3 server over a folder: `cargo install
+# s3s-fs --features binary`) when BENCH_S3S_FS names its binary, else moto
+# (ZARR_TEST_MOTO_VENV, as the tests), whose Python server answers a few
+# hundred requests per second and is then the bottleneck at 0 ms. The
+# proxy is Python too (standard library): see CLOUD_RESULTS.md for what
+# each bounds.
 #
-#   R_LIBS=.rlib BENCH_ZARR_PYTHON=/path/to/venv/bin/python Rscript bench/cloud_read.R
-library(zarr)
-
+# The peers: a Python with zarr >= 3, obstore and tensorstore in
+# BENCH_PYTHON (a venv outside the repository; without it only this
+# package is measured). BENCH_CLOUD_DELAYS picks the settings (default
+# "direct,0,20"). Prints a table and writes bench/CLOUD_RESULTS.md (and,
+# with BENCH_CLOUD_LOG=folder, each R run's request timeline from the
+# proxy as JSON). Run from the repository root after `make install`:
+#
+#   R_LIBS=.rlib BENCH_PYTHON=/path/to/venv/bin/python BENCH_S3S_FS=/path/to/s3s-fs Rscript bench/cloud_read.R
 script_dir <- local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench")
 })
+source(file.path(script_dir, "common.R"))
 repo <- dirname(script_dir)
 proxy_py <- file.path(repo, "tests", "testthat", "proxy", "s3_proxy.py")
+peers_py <- file.path(script_dir, "cloud_read.py")
 results_md <- file.path(script_dir, "CLOUD_RESULTS.md")
 moto_venv <- Sys.getenv("ZARR_TEST_MOTO_VENV", file.path(repo, ".venv-moto"))
 moto_python <- file.path(moto_venv, "bin", "python")
-zarr_python <- Sys.getenv("BENCH_ZARR_PYTHON", "")
-reps <- 3L
-delays <- c(0, 20)
+peer_python <- Sys.getenv("BENCH_PYTHON", Sys.getenv("BENCH_ZARR_PYTHON", ""))
+s3s_fs <- Sys.getenv("BENCH_S3S_FS", "")
+log_dir <- Sys.getenv("BENCH_CLOUD_LOG", "")
+reps <- as.integer(Sys.getenv("BENCH_CLOUD_REPS", "3"))
+settings <- strsplit(Sys.getenv("BENCH_CLOUD_DELAYS", "direct,0,20"), ",")[[1]]
+peers <- if (nzchar(peer_python)) c("zarr-python", "tensorstore") else character()
+python <- if (file.exists(moto_python)) moto_python else Sys.which("python3")
+key <- "testing"
 
 free_port <- function() {
   repeat {
@@ -47,8 +61,8 @@ free_port <- function() {
 
 start <- function(cmd, args) {
   port <- free_port()
-  # To a file: a pipe nobody reads fills with moto's request log and
-  # stalls the server.
+  # To a file: a pipe nobody reads fills with the server's request log and
+  # stalls it.
   p <- processx::process$new(cmd, c(args(port)), stdout = tempfile("cloud-bench-", fileext = ".log"),
                              stderr = "2>&1",
                              env = c("current", LD_LIBRARY_PATH = ""), cleanup = TRUE)
@@ -72,131 +86,155 @@ http <- function(port, method, path) {
   readLines(con, warn = FALSE)
 }
 
-moto <- start(file.path(moto_venv, "bin", "moto_server"), function(p) c("-H", "127.0.0.1", "-p", p))
-on.exit(moto$process$kill(), add = TRUE)
 bucket <- "zarr-bench"
-invisible(http(moto$port, "PUT", paste0("/", bucket)))
-Sys.setenv(AWS_ENDPOINT_URL = moto$endpoint, AWS_ALLOW_HTTP = "true", AWS_ACCESS_KEY_ID = "testing",
-           AWS_SECRET_ACCESS_KEY = "testing", AWS_REGION = "us-east-1",
+if (nzchar(s3s_fs)) {
+  # s3s-fs serves the folders of its root as buckets.
+  root <- tempfile("s3s-root-")
+  dir.create(file.path(root, bucket), recursive = TRUE)
+  server <- start(s3s_fs, function(p) {
+    c("--host", "127.0.0.1", "--port", p, "--access-key", key, "--secret-key", key, root)
+  })
+  server_name <- paste("s3s-fs", sub(".*s3s-fs ", "", system2(s3s_fs, "--version", stdout = TRUE)[1]))
+} else {
+  server <- start(file.path(moto_venv, "bin", "moto_server"), function(p) c("-H", "127.0.0.1", "-p", p))
+  invisible(http(server$port, "PUT", paste0("/", bucket)))
+  server_name <- "moto (Python)"
+}
+on.exit(server$process$kill(), add = TRUE)
+Sys.setenv(AWS_ENDPOINT_URL = server$endpoint, AWS_ALLOW_HTTP = "true", AWS_ACCESS_KEY_ID = key,
+           AWS_SECRET_ACCESS_KEY = key, AWS_REGION = "us-east-1",
            no_proxy = "127.0.0.1,localhost", NO_PROXY = "127.0.0.1,localhost")
 
-n <- 2048
-x <- matrix(sin(seq_len(n * n) / 1e3) * 100, n, n)
-layouts <- list(
-  chunked = function() {
-    d <- define_array("float64", c(n, n))
-    d$chunk_shape <- c(256, 256)
-    d
-  },
-  sharded = function() {
-    d <- define_array("float64", c(n, n))
-    d$chunk_shape <- c(1024, 1024)
-    d$add_codec("sharding_indexed", list(chunk_shape = c(256, 256)))
-    d
-  }
-)
+x <- make_data(N)
+layouts <- c(chunked = "zstd1", sharded = "shard")
 for (name in names(layouts)) {
-  create_zarr(sprintf("s3://%s/%s.zarr", bucket, name))$add_array("/", "x", layouts[[name]]())$write(x)
+  create_zarr(sprintf("s3://%s/%s.zarr", bucket, name))$add_array("/", "x", layout_builder(layouts[[name]], "C"))$write(x)
 }
+region <- list(257:512, 513:768)
+want <- list(full = x, region = x[region[[1]], region[[2]]])
+sums <- vapply(want, function(v) sprintf("%.17g", sum(v)), "")
 
 # Median wall time of `reps` runs of f() and the proxy's request count of
-# one run.
-measure <- function(proxy, f) {
+# the last run (NA without a proxy); its request timeline goes to
+# BENCH_CLOUD_LOG.
+measure <- function(proxy, f, what, label) {
   walls <- numeric(reps)
   for (r in seq_len(reps)) {
-    http(proxy$port, "POST", "/__proxy/reset")
+    if (!is.null(proxy)) http(proxy$port, "POST", "/__proxy/reset")
     t0 <- proc.time()[["elapsed"]]
-    f()
+    got <- f()
     walls[r] <- proc.time()[["elapsed"]] - t0
+    # Checked outside the timing, as the peers check theirs.
+    stopifnot(identical(got, want[[what]]))
+  }
+  if (is.null(proxy)) return(list(wall = stats::median(walls), requests = NA_integer_))
+  if (nzchar(log_dir)) {
+    dir.create(log_dir, showWarnings = FALSE, recursive = TRUE)
+    writeLines(utils::tail(http(proxy$port, "GET", "/__proxy/log"), 1L), file.path(log_dir, paste0(label, ".json")))
   }
   stats <- jsonlite::fromJSON(utils::tail(http(proxy$port, "GET", "/__proxy/stats"), 1L))
   list(wall = stats::median(walls), requests = stats$requests)
 }
 
-# zarr-python times itself (no interpreter start-up in the figure), with
-# the same resets of the proxy's counters.
-python_read <- function(proxy, name, what) {
-  if (!nzchar(zarr_python)) return(list(wall = NA_real_, requests = NA_integer_))
-  code <- c(
-    "import json, statistics, sys, time, urllib.request, zarr, obstore.store, zarr.storage",
-    "endpoint, bucket, name, what, reps = sys.argv[1:6]",
-    "def proxy(path, method='GET'):",
-    "    return json.load(urllib.request.urlopen(urllib.request.Request(endpoint + path, method=method)))",
-    "walls = []",
-    "for _ in range(int(reps)):",
-    "    proxy('/__proxy/reset', 'POST')",
-    "    t0 = time.perf_counter()",
-    "    s3 = obstore.store.S3Store(bucket, prefix=name + '.zarr', endpoint=endpoint, region='us-east-1',",
-    "        access_key_id='testing', secret_access_key='testing', client_options={'allow_http': True})",
-    "    a = zarr.open_array(zarr.storage.ObjectStore(s3, read_only=True), path='x', mode='r')",
-    "    y = a[:] if what == 'full' else a[256:512, 512:768]",
-    "    walls.append(time.perf_counter() - t0)",
-    "    assert y.shape == ((2048, 2048) if what == 'full' else (256, 256))",
-    "print(json.dumps({'wall': statistics.median(walls), 'requests': proxy('/__proxy/stats')['requests']}))"
+# The array is opened by its own URL, as the peers open it by its path:
+# one metadata request, not the root group's too.
+r_read <- function(proxy, endpoint, name, what) {
+  url <- sprintf("s3://%s/%s.zarr/x", bucket, name)
+  Sys.setenv(AWS_ENDPOINT_URL = endpoint)
+  read <- switch(what,
+    full = function() open_zarr(url, read_only = TRUE)[["/"]][],
+    region = function() open_zarr(url, read_only = TRUE)[["/"]][region[[1]], region[[2]]]
   )
-  out <- system2(zarr_python, c("-c", shQuote(paste(code, collapse = "\n")), proxy$endpoint, bucket, name,
-                                what, reps),
-                 stdout = TRUE, stderr = TRUE, env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))
-  if (!is.null(attr(out, "status"))) stop(paste(out, collapse = "\n"))
-  jsonlite::fromJSON(utils::tail(out, 1L))
+  measure(proxy, read, what, paste("R", name, what, if (is.null(proxy)) "direct" else proxy$delay, sep = "-"))
 }
 
+peer_read <- function(peer, endpoint, name, what) {
+  out <- system2(peer_python, c(peers_py, peer, endpoint, bucket, name, what, reps, sums[[what]]),
+                 stdout = TRUE, stderr = TRUE,
+                 env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))
+  if (!is.null(attr(out, "status"))) stop(paste(out, collapse = "\n"))
+  r <- jsonlite::fromJSON(utils::tail(out, 1L))
+  list(wall = r$wall, requests = if (is.null(r$requests)) NA_integer_ else r$requests, version = r$version)
+}
+
+loads <- character()
+versions <- character()
 rows <- list()
-for (delay in delays) {
-  proxy <- start(moto_python, function(p) {
-    c(proxy_py, "--port", p, "--upstream", moto$endpoint, "--delay-ms", delay)
-  })
-  Sys.setenv(AWS_ENDPOINT_URL = proxy$endpoint)
-  for (name in names(layouts)) {
-    url <- sprintf("s3://%s/%s.zarr", bucket, name)
-    full <- measure(proxy, function() stopifnot(identical(open_zarr(url)[["/x"]][], x)))
-    region <- measure(proxy, function() {
-      stopifnot(identical(open_zarr(url)[["/x"]][257:512, 513:768], x[257:512, 513:768]))
+for (setting in settings) {
+  proxy <- NULL
+  endpoint <- server$endpoint
+  if (setting != "direct") {
+    proxy <- start(python, function(p) {
+      c(proxy_py, "--port", p, "--upstream", server$endpoint, "--delay-ms", setting)
     })
-    rows[[length(rows) + 1L]] <- data.frame(
-      delay_ms = delay, layout = name,
-      read = c("full 2048 x 2048", "region 256 x 256"),
-      r_s = c(full$wall, region$wall), r_requests = c(full$requests, region$requests),
-      stringsAsFactors = FALSE
-    )
-    py <- list(python_read(proxy, name, "full"), python_read(proxy, name, "region"))
-    rows[[length(rows)]]$py_s <- vapply(py, function(p) as.numeric(p$wall), 0)
-    rows[[length(rows)]]$py_requests <- vapply(py, function(p) as.integer(p$requests), 0L)
+    proxy$delay <- setting
+    endpoint <- proxy$endpoint
   }
-  proxy$process$kill()
+  loads[setting] <- trimws(sub(".*load average: ", "", system("uptime", intern = TRUE)))
+  for (name in names(layouts)) {
+    for (what in c("full", "region")) {
+      got <- list(R = r_read(proxy, endpoint, name, what))
+      for (peer in peers) {
+        got[[peer]] <- peer_read(peer, endpoint, name, what)
+        versions[peer] <- got[[peer]]$version
+      }
+      row <- data.frame(setting = setting, layout = name,
+                        read = if (what == "full") "full 4096 x 4096" else "region 256 x 256",
+                        stringsAsFactors = FALSE)
+      for (who in names(got)) {
+        row[[paste(who, "s")]] <- got[[who]]$wall
+        row[[paste(who, "requests")]] <- got[[who]]$requests
+      }
+      rows[[length(rows) + 1L]] <- row
+      cat(sprintf("%-6s %-7s %-6s %s\n", setting, name, what,
+                  paste(sprintf("%s %.3f s", names(got), vapply(got, function(g) g$wall, 0)), collapse = ", ")))
+    }
+  }
+  loads[setting] <- paste(loads[setting], "->", trimws(sub(".*load average: ", "", system("uptime", intern = TRUE))))
+  if (!is.null(proxy)) proxy$process$kill()
 }
 res <- do.call(rbind, rows)
-res$ratio <- res$r_s / res$py_s
-fmt <- data.frame(
-  "latency (ms/req)" = res$delay_ms, layout = res$layout, read = res$read,
-  "zarr (R) s" = sprintf("%.3f", res$r_s), "zarr (R) requests" = res$r_requests,
-  "zarr-python s" = sprintf("%.3f", res$py_s), "zarr-python requests" = res$py_requests,
-  "R / Python time" = sprintf("%.2f", res$ratio),
-  check.names = FALSE, stringsAsFactors = FALSE
-)
+
+fmt <- data.frame("latency (ms/req)" = ifelse(res$setting == "direct", "direct (no proxy)", res$setting),
+                  layout = res$layout, read = res$read, check.names = FALSE, stringsAsFactors = FALSE)
+for (who in c("R", peers)) {
+  label <- if (who == "R") "zarr (R)" else who
+  fmt[[paste(label, "s")]] <- sprintf("%.3f", res[[paste(who, "s")]])
+  fmt[[paste(label, "requests")]] <- ifelse(is.na(res[[paste(who, "requests")]]), "-",
+                                            res[[paste(who, "requests")]])
+}
+for (peer in peers) fmt[[paste("R /", peer)]] <- sprintf("%.2f", res[["R s"]] / res[[paste(peer, "s")]])
+if (length(peers)) {
+  best <- do.call(pmin, res[paste(peers, "s")])
+  fmt[["R / best peer"]] <- sprintf("%.2f", res[["R s"]] / best)
+}
 print(fmt, row.names = FALSE, right = FALSE)
 
-py_version <- if (nzchar(zarr_python)) {
-  paste(system2(zarr_python, c("-c", shQuote(paste("import zarr, obstore;",
-                                                      "print(zarr.__version__, obstore.__version__)"))),
-                stdout = TRUE, env = "LD_LIBRARY_PATH="), collapse = " ")
-} else {
-  "not measured"
-}
 md_row <- function(v) paste0("| ", paste(v, collapse = " | "), " |")
+# The notes written by hand below the table (from their first "## "
+# heading on) are kept.
+notes <- if (file.exists(results_md)) readLines(results_md) else character()
+notes <- if (any(grepl("^## ", notes))) c("", notes[seq(which(grepl("^## ", notes))[1], length(notes))])
 writeLines(c(
-  "# Cloud read: S3 (moto) through a delaying proxy",
+  sprintf("# Cloud read: S3 (%s) through a delaying proxy", server_name),
   "",
   "Written by `bench/cloud_read.R`.",
   "",
-  sprintf("- date: %s; nproc %s; R %s; zarr %s; zarr-python, obstore: %s",
+  sprintf("- date: %s; nproc %s; R %s; zarr %s; %s",
           format(Sys.time(), "%Y-%m-%d %H:%M %Z"), trimws(system("nproc", intern = TRUE)),
-          getRversion(), packageVersion("zarr"), py_version),
-  "- array: float64 2048 x 2048 (32 MiB), chunks 256 x 256, zstd; sharded: shards 1024 x 1024 of 256 x 256",
-  paste("- each read opens the store anew (metadata requests included), median of 3 runs;",
-        "requests are the proxy's count for one run; zarr-python times its own reads",
-        "(`zarr.storage.ObjectStore` over `obstore.store.S3Store`), without interpreter start-up"),
+          getRversion(), packageVersion("zarr"),
+          if (length(versions)) paste(versions, collapse = "; ") else "peers not measured"),
+  sprintf("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py (Python, threaded)", server_name),
+  sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
+          paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
+  paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",
+        "sharded: shards 1024 x 1024 of 256 x 256; region: [256:512, 512:768] (one chunk / inner chunk)"),
+  paste0("- each read opens the store anew (metadata requests included), median of ", reps, " runs; ",
+         "requests are the proxy's count for one run; the Python contenders time their own reads ",
+         "(without interpreter start-up): zarr-python's `ObjectStore` over `obstore.store.S3Store`, ",
+         "tensorstore's `zarr3` driver over its `s3` kvstore with a new context per run"),
   "",
   md_row(names(fmt)), md_row(rep("---", ncol(fmt))),
-  apply(fmt, 1, md_row)
+  apply(fmt, 1, md_row),
+  notes
 ), results_md)

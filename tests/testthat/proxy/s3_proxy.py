@@ -5,8 +5,10 @@ retries), and count the requests by method.
 
     python s3_proxy.py --port P --upstream http://127.0.0.1:Q [--delay-ms 20] [--fail-first 2]
 
-GET /__proxy/stats answers the counts as JSON and POST /__proxy/reset sets
-them to zero; no S3 bucket can be named "__proxy", so these never hide a
+GET /__proxy/stats answers the counts as JSON, GET /__proxy/log each
+request since the last reset (seconds since the reset when it came and
+when its answer was sent, method, path, Range header; for the benchmarks'
+timelines), and POST /__proxy/reset sets them to zero; no S3 bucket can be named "__proxy", so these never hide a
 request meant for the server. Standard library only.
 """
 
@@ -31,6 +33,8 @@ class State:
         self.counts = {}
         self.failed = 0
         self.bytes_out = 0
+        self.t0 = time.monotonic()
+        self.log = []
 
     def stats(self):
         with self.lock:
@@ -86,8 +90,21 @@ def make_handler(upstream, delay, state):
                 if self.path == "/__proxy/reset":
                     with state.lock:
                         state.reset()
-                return self.reply(200, json.dumps(state.stats()).encode(),
-                                  [("Content-Type", "application/json")])
+                if self.path == "/__proxy/log":
+                    with state.lock:
+                        out = list(state.log)
+                else:
+                    out = state.stats()
+                return self.reply(200, json.dumps(out).encode(), [("Content-Type", "application/json")])
+            came = time.monotonic()
+            try:
+                return self.forward(body)
+            finally:
+                with state.lock:
+                    state.log.append([round(came - state.t0, 4), round(time.monotonic() - state.t0, 4),
+                                      self.command, self.path, self.headers.get("Range")])
+
+        def forward(self, body):
             with state.lock:
                 state.counts[self.command] = state.counts.get(self.command, 0) + 1
                 fail = state.fail_left > 0

@@ -2,7 +2,7 @@
 //! decoded and scattered in parallel; chunks stored as R holds them read
 //! straight into the result; byte ranges of uncompressed chunks.
 
-use super::plan::{cartesian, chunk_columns, chunk_index, read_spans, BATCH};
+use super::plan::{cartesian, chunk_columns, chunk_index, read_spans, Chunk, BATCH};
 use super::{Array, IoOptions};
 use crate::codec::Warnings;
 use crate::convert::{self, Lossy, RBufMut, RBufPtr, Span};
@@ -107,21 +107,41 @@ impl Array {
             });
         }
         crate::pool::expect_items(chunks.len());
-        for batch in chunks.chunks(BATCH) {
+        let batches: Vec<&[Chunk]> = chunks.chunks(BATCH).collect();
+        let fetch = |batch: &[Chunk]| {
             let keys: Vec<(StoreKey, ByteRange)> = batch
                 .iter()
                 .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
                 .collect();
             let fetched = self.store.get_many(&keys);
-            let jobs: Vec<_> = batch.iter().zip(keys.iter().zip(fetched)).collect();
-            run_tasks(&jobs, opts.threads, |(c, ((key, _), raw))| {
-                let raw = raw.clone().map_err(|e| e.context(&self.chunk_what(key)))?;
-                let data = self.decode_chunk(key, raw, opts, warnings)?;
-                self.scatter(data.as_deref(), &strides, c, dst, lossy);
-                Ok(())
-            })?;
-        }
-        Ok(())
+            (keys, fetched)
+        };
+        let Some(first) = batches.first() else {
+            return Ok(());
+        };
+        // The next batch is fetched while this one is decoded, so that the
+        // link and the cores are busy at once.
+        std::thread::scope(|scope| -> Result<()> {
+            let mut current = fetch(first);
+            for (b, batch) in batches.iter().enumerate() {
+                let ahead = batches
+                    .get(b + 1)
+                    .map(|next| scope.spawn(move || fetch(next)));
+                let (keys, fetched) = current;
+                let jobs: Vec<_> = batch.iter().zip(keys.iter().zip(fetched)).collect();
+                run_tasks(&jobs, opts.threads, |(c, ((key, _), raw))| {
+                    let raw = raw.clone().map_err(|e| e.context(&self.chunk_what(key)))?;
+                    let data = self.decode_chunk(key, raw, opts, warnings)?;
+                    self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                    Ok(())
+                })?;
+                match ahead {
+                    Some(h) => current = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    None => break,
+                }
+            }
+            Ok(())
+        })
     }
     /// Read chunk `c` from the store straight into its place in `dst`,
     /// one column of the chunk per buffer, without a copy in between; then

@@ -41,31 +41,76 @@ impl Array {
             return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
         }
         // Fetching is per shard (one index each); decoding is per inner
-        // chunk, in parallel across all shards of a round.
-        for group in group_by_shard(&chunks, &grid).chunks(BATCH) {
-            let fetched = collect_tasks(group, opts.threads, |(sidx, cs)| {
-                self.fetch_inner_chunks(sh, &grid, sidx, cs, opts, warnings)
-            })?;
-            let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
-            run_tasks(&jobs, opts.threads, |job| {
-                let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
-                let data = match bytes {
-                    None => None,
-                    Some(b) => {
-                        let what = format!(
-                            "{} (inner chunk {:?})",
-                            self.chunk_what(&job.key),
-                            job.position()
-                        );
-                        let ctx = opts.context(warnings, &what);
-                        Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
-                    }
-                };
-                self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
-                Ok(())
-            })?;
+        // chunk, in parallel across all shards of a round. A round holds up
+        // to BATCH inner chunks, and the whole shards of the next round are
+        // fetched while this one is decoded, so that the link and the
+        // cores are busy at once.
+        let per_shard: usize = grid.iter().product();
+        let groups = group_by_shard(&chunks, &grid);
+        let rounds = shard_rounds(&groups);
+        let Some(first) = rounds.first() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| -> Result<()> {
+            let mut prefetched = self.fetch_whole_shards(first, per_shard);
+            for (r, round) in rounds.iter().enumerate() {
+                let ahead = rounds
+                    .get(r + 1)
+                    .map(|next| scope.spawn(move || self.fetch_whole_shards(next, per_shard)));
+                let items: Vec<(usize, &ShardGroup)> = round.iter().enumerate().collect();
+                let fetched = collect_tasks(&items, opts.threads, |(i, (sidx, cs))| {
+                    let pre = prefetched[*i]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
+                    self.fetch_inner_chunks(sh, &grid, sidx, cs, pre, opts, warnings)
+                })?;
+                let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
+                run_tasks(&jobs, opts.threads, |job| {
+                    let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let data = match bytes {
+                        None => None,
+                        Some(b) => {
+                            let what = format!(
+                                "{} (inner chunk {:?})",
+                                self.chunk_what(&job.key),
+                                job.position()
+                            );
+                            let ctx = opts.context(warnings, &what);
+                            Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
+                        }
+                    };
+                    self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
+                    Ok(())
+                })?;
+                if let Some(h) = ahead {
+                    prefetched = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The shards of `round` needed (mostly) whole, fetched in one batch
+    /// with all in flight at once (a task per shard had only `threads`
+    /// requests in flight, a round trip each); by position in the round,
+    /// None for the others.
+    fn fetch_whole_shards(&self, round: &[ShardGroup<'_>], per_shard: usize) -> Vec<Prefetched> {
+        let mut out: Vec<Prefetched> = round.iter().map(|_| Mutex::new(None)).collect();
+        let whole: Vec<(usize, (StoreKey, ByteRange))> = round
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, cs))| cs.len() * 2 > per_shard)
+            .map(|(i, (sidx, _))| (i, (self.chunk_key(sidx), ByteRange::All)))
+            .collect();
+        if !whole.is_empty() {
+            let requests: Vec<(StoreKey, ByteRange)> =
+                whole.iter().map(|(_, r)| r.clone()).collect();
+            for ((i, _), got) in whole.iter().zip(self.store.get_many(&requests)) {
+                out[*i] = Mutex::new(Some(got));
+            }
         }
-        Ok(())
+        out
     }
 
     /// `read_sharded` on a store without latency: all touched shard
@@ -137,12 +182,14 @@ impl Array {
     /// the inner chunks come from one version of the shard: a shard
     /// replaced between the two reads (a store that can tell gives a
     /// `Conflict`) is read again, up to `SHARD_READ_ATTEMPTS` times.
+    #[allow(clippy::too_many_arguments)]
     fn fetch_inner_chunks<'p>(
         &self,
         sh: &Sharding,
         grid: &[usize],
         sidx: &[u64],
         cs: &[&'p Vec<&'p DimChunk>],
+        mut prefetched: Option<Result<Option<Vec<u8>>>>,
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
@@ -150,7 +197,8 @@ impl Array {
         let what = self.chunk_what(&key);
         let mut attempt = 1;
         loop {
-            match self.fetch_inner_once(sh, grid, &key, &what, cs, opts, warnings) {
+            let pre = prefetched.take();
+            match self.fetch_inner_once(sh, grid, &key, &what, cs, pre, opts, warnings) {
                 Err(ZarrError::Conflict(_)) if attempt < SHARD_READ_ATTEMPTS => attempt += 1,
                 Err(ZarrError::Conflict(why)) => {
                     return Err(ZarrError::Conflict(format!(
@@ -171,6 +219,7 @@ impl Array {
         key: &StoreKey,
         what: &str,
         cs: &[&'p Vec<&'p DimChunk>],
+        prefetched: Option<Result<Option<Vec<u8>>>>,
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
@@ -183,11 +232,11 @@ impl Array {
         let per_shard: usize = grid.iter().product();
         // Most of the shard is needed: one read of it beats many ranges.
         if cs.len() * 2 > per_shard {
-            let Some(data) = self
-                .store
-                .get(key, ByteRange::All)
-                .map_err(|e| e.context(what))?
-            else {
+            let got = match prefetched {
+                Some(got) => got,
+                None => self.store.get(key, ByteRange::All),
+            };
+            let Some(data) = got.map_err(|e| e.context(what))? else {
                 return Ok(cs.iter().map(|c| job(*c, None)).collect());
             };
             let entries = sh.decode_index(sh.index_of(&data, grid, what)?.to_vec(), grid, &ctx)?;
@@ -327,6 +376,30 @@ impl Array {
                 .write_from(src, buf.as_mut_ptr(), inner_strides, &spans)
         };
     }
+}
+
+/// The inner chunks a read needs from one shard, by the shard's index.
+type ShardGroup<'p> = (Vec<u64>, Vec<&'p Vec<&'p DimChunk>>);
+
+/// A whole shard fetched ahead of its task (see `fetch_whole_shards`).
+type Prefetched = Mutex<Option<Result<Option<Vec<u8>>>>>;
+
+/// `groups` cut into rounds of at most BATCH inner chunks (at least one
+/// shard each), in order.
+fn shard_rounds<'g, 'p>(groups: &'g [ShardGroup<'p>]) -> Vec<&'g [ShardGroup<'p>]> {
+    let mut rounds = Vec::new();
+    let (mut start, mut n) = (0, 0);
+    for (i, (_, cs)) in groups.iter().enumerate() {
+        if i > start && n + cs.len() > BATCH {
+            rounds.push(&groups[start..i]);
+            (start, n) = (i, 0);
+        }
+        n += cs.len();
+    }
+    if start < groups.len() {
+        rounds.push(&groups[start..]);
+    }
+    rounds
 }
 
 /// An inner chunk of a shard as fetched: the part of the selection it

@@ -6,11 +6,15 @@
 //! with backoff, and does multipart uploads; this module maps the store
 //! trait onto it (config.rs: URLs, options and the builders).
 //!
-//! The crate is async. The store owns one small tokio runtime and the
-//! engine's threads `block_on` it: the engine stays synchronous, and a
-//! batch of reads (`get_many`) becomes one future with up to
-//! `max_concurrency` requests in flight, which is what hides the latency
-//! of a network round trip.
+//! The crate is async. The stores of a process share one small tokio
+//! runtime and the engine's threads `block_on` it: the engine stays
+//! synchronous, and a batch of reads (`get_many`) becomes one future with
+//! up to `max_concurrency` requests in flight, which is what hides the
+//! latency of a network round trip. A store opened again with the same
+//! configuration (every `open_zarr()` of a URL) reuses the client built
+//! the first time, with its open connections: building one (a new HTTP
+//! client with its TLS roots) and connecting cost more than the few
+//! metadata requests of an open.
 //!
 //! Keys are paths below a prefix in one bucket (container for Azure).
 
@@ -22,7 +26,7 @@ use object_store::path::Path;
 use object_store::{
     GetOptions, GetRange, ObjectStore as _, ObjectStoreExt as _, PutMode, PutOptions, PutPayload,
 };
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 mod config;
 #[cfg(test)]
@@ -38,7 +42,7 @@ pub struct ObjectStore {
     /// "" or the path of the store root in the bucket, without a final "/".
     prefix: String,
     inner: Arc<dyn os::ObjectStore>,
-    runtime: tokio::runtime::Runtime,
+    runtime: &'static tokio::runtime::Runtime,
     read_only: bool,
     options: ObjectOptions,
 }
@@ -95,26 +99,37 @@ impl ObjectStore {
             retry_timeout: own.retry_timeout,
             ..Default::default()
         };
-        install_crypto_provider();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("zarr-object-store")
-            .enable_all()
-            .build()
-            .map_err(|e| ZarrError::Io(format!("cannot start the I/O runtime of {url}: {e}")))?;
-        let _guard = runtime.enter();
+        let runtime = io_runtime()?;
         let settings = builder_settings(cloud, rest);
-        let inner = match cloud {
-            Cloud::S3 => build::<os::aws::AmazonS3Builder>(cloud, url, &settings, anonymous, retry),
-            Cloud::Gcs => {
-                build::<os::gcp::GoogleCloudStorageBuilder>(cloud, url, &settings, anonymous, retry)
+        let key = ClientKey {
+            cloud,
+            url: url.to_string(),
+            settings: settings.clone(),
+            anonymous,
+            retry: (own.max_retries, own.retry_timeout),
+            env: cloud_env(),
+        };
+        let inner = match shared_client(&key) {
+            Some(c) => c,
+            None => {
+                install_crypto_provider();
+                let _guard = runtime.enter();
+                let built = match cloud {
+                    Cloud::S3 => {
+                        build::<os::aws::AmazonS3Builder>(cloud, url, &settings, anonymous, retry)
+                    }
+                    Cloud::Gcs => build::<os::gcp::GoogleCloudStorageBuilder>(
+                        cloud, url, &settings, anonymous, retry,
+                    ),
+                    Cloud::Azure => build::<os::azure::MicrosoftAzureBuilder>(
+                        cloud, url, &settings, anonymous, retry,
+                    ),
+                }?;
+                keep_client(key, Arc::clone(&built));
+                built
             }
-            Cloud::Azure => {
-                build::<os::azure::MicrosoftAzureBuilder>(cloud, url, &settings, anonymous, retry)
-            }
-        }?;
+        };
         let bucket = bucket_of_url(&parsed);
-        drop(_guard);
         Ok(ObjectStore {
             cloud,
             bucket,
@@ -363,6 +378,89 @@ impl ObjectStore {
             .filter(|k| k.starts_with(prefix.as_str()))
             .collect())
     }
+}
+
+/// The tokio runtime of this process's object stores, made on the first
+/// open and never dropped. A process forked after that gets its own: the
+/// parent's worker threads do not exist in the child, and dropping the
+/// parent's runtime there would deregister sockets the parent still uses.
+fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((made_in, rt)) = *slot {
+        if made_in == pid {
+            return Ok(rt);
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("zarr-object-store")
+        .enable_all()
+        .build()
+        .map_err(|e| ZarrError::Io(format!("cannot start the object stores' I/O runtime: {e}")))?;
+    let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(rt));
+    *slot = Some((pid, rt));
+    Ok(rt)
+}
+
+/// Everything a built client depends on: two opens with equal keys may
+/// share one. The environment is part of it because the builders read
+/// credentials, region and endpoint from it.
+#[derive(PartialEq)]
+struct ClientKey {
+    cloud: Cloud,
+    url: String,
+    settings: Vec<(String, String)>,
+    anonymous: bool,
+    retry: (usize, std::time::Duration),
+    env: Vec<(String, String)>,
+}
+
+/// The environment variables a cloud's builder or its HTTP client may read
+/// (credentials, endpoints, proxies, certificates).
+fn cloud_env() -> Vec<(String, String)> {
+    const PREFIXES: [&str; 6] = ["AWS_", "GOOGLE_", "AZURE_", "HTTP", "NO_PROXY", "SSL_"];
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| {
+            let upper = k.to_ascii_uppercase();
+            PREFIXES.iter().any(|p| upper.starts_with(p))
+        })
+        .collect();
+    env.sort();
+    env
+}
+
+/// The most clients kept for reuse; an open with a new configuration
+/// beyond that drops the oldest.
+const KEPT_CLIENTS: usize = 16;
+
+/// Built clients by process id and key (see [`ClientKey`]).
+type KeptClient = (u32, ClientKey, Arc<dyn os::ObjectStore>);
+static CLIENTS: Mutex<Vec<KeptClient>> = Mutex::new(Vec::new());
+
+fn shared_client(key: &ClientKey) -> Option<Arc<dyn os::ObjectStore>> {
+    let pid = std::process::id();
+    let kept = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
+    kept.iter()
+        .find(|(made_in, k, _)| *made_in == pid && k == key)
+        .map(|(_, _, c)| Arc::clone(c))
+}
+
+fn keep_client(key: ClientKey, client: Arc<dyn os::ObjectStore>) {
+    let pid = std::process::id();
+    let mut kept = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
+    // A parent's clients hold connections of the parent's runtime: never
+    // dropped in a forked child, only forgotten.
+    let (mine, theirs): (Vec<KeptClient>, Vec<KeptClient>) =
+        kept.drain(..).partition(|(made_in, _, _)| *made_in == pid);
+    std::mem::forget(theirs);
+    *kept = mine;
+    if kept.len() >= KEPT_CLIENTS {
+        kept.remove(0);
+    }
+    kept.push((pid, key, client));
 }
 
 impl Store for ObjectStore {
