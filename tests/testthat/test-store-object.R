@@ -55,6 +55,11 @@ test_that("zarr_s3store takes R-CF's arguments and a profile of the shared crede
                       AWS_CONFIG_FILE = file.path(home, ".aws", "config"),
                       AWS_ACCESS_KEY_ID = NA, AWS_REGION = NA, AWS_DEFAULT_REGION = NA,
                       AWS_ENDPOINT_URL = NA, AWS_PROFILE = NA)
+  # R-CF/zarr's argument lists, in its order
+  rcf <- c("bucket", "prefix", "region", "profile", "access_key", "secret_key", "session_token",
+           "endpoint", "path_style", "anonymous")
+  expect_identical(names(formals(zarr_s3store$public_methods$initialize)), c(rcf, "read_only"))
+  expect_identical(names(formals(s3_list_dir)), rcf)
   s <- zarr_s3store$new("bkt", "/data/cube.zarr/", region = "us-east-1")
   expect_s3_class(s, "zarr_objectstore")
   expect_identical(c(s$uri, s$prefix), c("s3://bkt/data/cube.zarr", "data/cube.zarr"))
@@ -106,6 +111,20 @@ test_that("an S3 store sets, gets, ranges, lists and erases keys", {
   s$erase_prefix("a/")
   expect_identical(s$list(), c("ab", "z"))
   expect_error(s$get("../x"), class = "zarr_error_invalid_key")
+})
+
+test_that("a plain-http endpoint is used only when AWS_ALLOW_HTTP or allow_http says so", {
+  s3 <- local_s3()
+  url <- sprintf("s3://%s/p", s3$bucket)
+  zarr_objectstore$new(url)$set("k", as.raw(1:3))
+  withr::local_envvar(AWS_ALLOW_HTTP = NA)
+  err <- tryCatch(zarr_objectstore$new(url, options = list(max_retries = 0))$get("k"), error = identity)
+  expect_s3_class(err, "zarr_error")
+  expect_match(conditionMessage(err), sprintf("bucket '%s', key 'p/k'", s3$bucket), fixed = TRUE)
+  expect_match(conditionMessage(err), "http", ignore.case = TRUE)
+  expect_identical(zarr_objectstore$new(url, options = list(allow_http = TRUE))$get("k"), as.raw(1:3))
+  withr::local_envvar(AWS_ALLOW_HTTP = "true")
+  expect_identical(zarr_objectstore$new(url)$get("k"), as.raw(1:3))
 })
 
 test_that("a read-only S3 store refuses writes and a range past the end is an error", {
