@@ -427,15 +427,9 @@ impl LazyRefs {
     /// error: on some malformed pages (a data page whose dictionary page is
     /// missing, found by fuzzing) it asserts instead of returning an error.
     fn read_file_caught(&self, field: &str, record: u64) -> Result<Rows> {
-        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.read_file(field, record)
-        }));
+        let read = crate::panics::catch(|| self.read_file(field, record));
         read.unwrap_or_else(|p| {
-            let why = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "the decoder stopped".into());
+            let why = crate::panics::message(&*p).unwrap_or_else(|| "the decoder stopped".into());
             Err(meta_err(format!(
                 "cannot read the Parquet reference file '{}': malformed ({why})",
                 self.file_display(field, record)
