@@ -14,8 +14,11 @@
 #' `file://` URLs (relative paths start from the reference file's folder),
 #' `http(s)://` URLs or object store URLs (`s3://`, `gs://`, `az://`, with
 #' the credentials of [zarr_objectstore] from the environment), fetched
-#' with range requests, several at a time. A JSON set may itself be at an
-#' `http(s)://` or object store URL. Other protocols raise
+#' with range requests, several at a time. A JSON set or a Parquet folder
+#' may itself be at an `http(s)://` or object store URL
+#' (`open_zarr("s3://bucket/refs.parq")`): the folder's `.zmetadata` is
+#' read on opening and each `refs.N.parq` file when its chunks are first
+#' read. Other protocols raise
 #' `zarr_error_unsupported` naming the URL. [open_zarr()] opens a reference
 #' set directly.
 #'
@@ -49,7 +52,8 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
     #' @description Open a reference set.
     #' @param location A JSON reference file or a folder of Parquet
     #'   references: a path, a `file://` URL, or an `http(s)://` or object
-    #'   store URL (JSON).
+    #'   store URL (a URL whose name does not end in `.json` is tried as a
+    #'   Parquet folder first).
     #' @param local_root `NULL` (any local target may be read), or the
     #'   folder local targets must lie in.
     initialize = function(location, local_root = getOption("zarr.reference_local_root")) {
@@ -78,7 +82,9 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
 # Whether `location` names a reference set rather than a Zarr store.
 is_reference_set <- function(location) {
   if (grepl("^https?://", location, ignore.case = TRUE) || is_object_url(location)) {
-    return(grepl("[.]json([.](gz|zst))?([?].*)?$", location, ignore.case = TRUE))
+    # By name: a store's URL gets no probing request. Parquet folders are
+    # named "<name>.parq" by kerchunk and fsspec.
+    return(grepl("[.](json([.](gz|zst))?|parq(uet)?/?)([?].*)?$", location, ignore.case = TRUE))
   }
   path <- path.expand(sub("^file://", "", location))
   if (file.exists(path) && !dir.exists(path)) return(TRUE)

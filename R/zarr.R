@@ -270,7 +270,8 @@ new_store <- function(location, zarr_format = 3L) {
 #' `https://` URLs, see [zarr_objectstore]), on a web server (`http://`,
 #' `https://`; read-only), or described
 #' by an fsspec reference set (a `.json` reference file or a folder of
-#' Parquet references, see [zarr_refstore]). A path that does not exist is
+#' Parquet references, see [zarr_refstore]; a URL is a reference set when
+#' its name ends in `.json` or `.parq`). A path that does not exist is
 #' an error (`zarr_error_not_found`); nothing is created.
 #'
 #' @param location The folder of the store, a path or `file://` URI; a URL;

@@ -275,3 +275,30 @@ test_that("Parquet reference files the parquet crate asserts on are metadata err
     expect_parquet_refs_refused(case)
   }
 })
+
+test_that("a panic the engine catches is an R error naming its cause, and Rust prints nothing", {
+  # In a new R process, so that its stderr can be read: Rust's panic hook
+  # would print "thread ... panicked at" (and a backtrace, asked for here).
+  skip_if_not_installed("callr")
+  fuzz <- normalizePath(test_path("fuzz", "parquet_dictionary_page.parq"))
+  err_file <- withr::local_tempfile()
+  got <- callr::r(function(fuzz) {
+    path <- tempfile()
+    dir.create(file.path(path, "a"), recursive = TRUE)
+    writeLines(paste0(
+      '{"record_size": 10, "metadata": {".zgroup": {"zarr_format": 2},',
+      ' "a/.zarray": {"zarr_format": 2, "shape": [10], "chunks": [1], "dtype": "<i8",',
+      ' "compressor": null, "fill_value": 0, "filters": null, "order": "C"}}}'
+    ), file.path(path, ".zmetadata"))
+    file.copy(fuzz, file.path(path, "a", "refs.0.parq"))
+    a <- zarr::open_zarr(path)[["/a"]]
+    err <- tryCatch(a[], error = identity)
+    list(class = class(err), message = conditionMessage(err))
+  }, args = list(fuzz = fuzz), stderr = err_file, env = c(callr::rcmd_safe_env(), RUST_BACKTRACE = "1"))
+  expect_true("zarr_error_metadata" %in% got$class)
+  # the decoder's own words, after "malformed"
+  expect_match(got$message, "refs.0.parq': malformed \\(.*[a-z]{4}.*\\)")
+  stderr <- paste(readLines(err_file, warn = FALSE), collapse = "\n")
+  expect_false(grepl("panicked", stderr, fixed = TRUE), label = stderr)
+  expect_false(grepl("backtrace", stderr, ignore.case = TRUE), label = stderr)
+})

@@ -67,6 +67,27 @@ test_that("v3, v2 and sharded arrays round-trip through az:// and abfs:// URLs",
   url <- sprintf("az://%s/sharded.zarr", az$container)
   create_zarr(url)$add_array("/", "s", b)$write(xi)
   expect_identical(open_zarr(url)[["/s"]][4:12, 2:20], xi[4:12, 2:20])
+
+  # strings, and a consolidated store read from its root document
+  xs <- matrix(c("a", "", NA, "\u00e9t\u00e9", strrep("z", 300), "x y"), 2, 3)
+  url <- sprintf("az://%s/strings.zarr", az$container)
+  create_zarr(url)$add_array("/", "t", define_array("string", dim(xs)))$write(xs)
+  expect_identical(open_zarr(url)[["/t"]][], xs)
+  url <- sprintf("az://%s/cons.zarr", az$container)
+  z <- create_zarr(url)
+  z$add_group("/", "g")
+  z$add_array("/g", "a", def)$write(x)
+  z$consolidate()
+  expect_identical(open_zarr(url, read_only = TRUE)[["/g/a"]][], x)
+  root <- jsonlite::fromJSON(rawToChar(zarr_objectstore$new(url)$get("zarr.json")), simplifyVector = FALSE)
+  expect_identical(root$consolidated_metadata$kind, "inline")
+  expect_identical(sort(names(root$consolidated_metadata$metadata)), c("g", "g/a"))
+
+  # a missing store and a missing container are not found, naming them
+  expect_error(open_zarr(sprintf("az://%s/none.zarr", az$container)), class = "zarr_error_not_found")
+  err <- tryCatch(zarr_objectstore$new("az://no-such-container/p")$set("k", as.raw(1)), error = identity)
+  expect_s3_class(err, "zarr_error_not_found")
+  expect_match(conditionMessage(err), "bucket 'no-such-container', key 'p/k'", fixed = TRUE)
 })
 
 test_that("Azure credentials come from the account variables, a connection string or options", {

@@ -55,6 +55,11 @@ test_that("zarr_s3store takes R-CF's arguments and a profile of the shared crede
                       AWS_CONFIG_FILE = file.path(home, ".aws", "config"),
                       AWS_ACCESS_KEY_ID = NA, AWS_REGION = NA, AWS_DEFAULT_REGION = NA,
                       AWS_ENDPOINT_URL = NA, AWS_PROFILE = NA)
+  # R-CF/zarr's argument lists, in its order
+  rcf <- c("bucket", "prefix", "region", "profile", "access_key", "secret_key", "session_token",
+           "endpoint", "path_style", "anonymous")
+  expect_identical(names(formals(zarr_s3store$public_methods$initialize)), c(rcf, "read_only"))
+  expect_identical(names(formals(s3_list_dir)), rcf)
   s <- zarr_s3store$new("bkt", "/data/cube.zarr/", region = "us-east-1")
   expect_s3_class(s, "zarr_objectstore")
   expect_identical(c(s$uri, s$prefix), c("s3://bkt/data/cube.zarr", "data/cube.zarr"))
@@ -106,6 +111,20 @@ test_that("an S3 store sets, gets, ranges, lists and erases keys", {
   s$erase_prefix("a/")
   expect_identical(s$list(), c("ab", "z"))
   expect_error(s$get("../x"), class = "zarr_error_invalid_key")
+})
+
+test_that("a plain-http endpoint is used only when AWS_ALLOW_HTTP or allow_http says so", {
+  s3 <- local_s3()
+  url <- sprintf("s3://%s/p", s3$bucket)
+  zarr_objectstore$new(url)$set("k", as.raw(1:3))
+  withr::local_envvar(AWS_ALLOW_HTTP = NA)
+  err <- tryCatch(zarr_objectstore$new(url, options = list(max_retries = 0))$get("k"), error = identity)
+  expect_s3_class(err, "zarr_error")
+  expect_match(conditionMessage(err), sprintf("bucket '%s', key 'p/k'", s3$bucket), fixed = TRUE)
+  expect_match(conditionMessage(err), "http", ignore.case = TRUE)
+  expect_identical(zarr_objectstore$new(url, options = list(allow_http = TRUE))$get("k"), as.raw(1:3))
+  withr::local_envvar(AWS_ALLOW_HTTP = "true")
+  expect_identical(zarr_objectstore$new(url)$get("k"), as.raw(1:3))
 })
 
 test_that("a read-only S3 store refuses writes and a range past the end is an error", {
@@ -230,6 +249,77 @@ test_that("a kerchunk reference set in S3 reads targets in S3", {
   expect_identical(z[["/x"]][2:4, ], matrix(4:12, 3, 3, byrow = TRUE))
   expect_error(open_zarr(sprintf("s3://%s/refs/none.json", s3$bucket)), "none.json",
                class = "zarr_error_not_found")
+})
+
+# Every file below the folder `dir` put into the object store `store` under
+# `prefix`, by its relative path.
+upload_folder <- function(dir, store, prefix) {
+  files <- list.files(dir, recursive = TRUE, all.files = TRUE, no.. = TRUE)
+  for (f in files) {
+    store$set(paste0(prefix, "/", f), readBin(file.path(dir, f), "raw", file.size(file.path(dir, f))))
+  }
+  files
+}
+
+# Each array of the reference sets `a` and `b` (zarr objects) read whole;
+# the two must hold the same arrays, values and dimension names.
+expect_same_arrays <- function(a, b) {
+  withr::local_options(zarr.cf_decode = FALSE)
+  expect_setequal(a$arrays, b$arrays)
+  for (name in a$arrays) expect_identical(as.array(a[[name]]), as.array(b[[name]]), label = name)
+}
+
+test_that("a kerchunk Parquet reference set in S3 reads targets in S3 lazily, as its local reading does", {
+  d <- kerchunk_fixture()
+  py <- python_kerchunk()
+  s3 <- local_s3()
+  bucket <- s3$bucket
+  store <- zarr_objectstore$new(sprintf("s3://%s", bucket))
+  store$set("data/data.nc", readBin(file.path(d, "data.nc"), "raw", file.size(file.path(d, "data.nc"))))
+  # kerchunk's references of data.nc, their targets moved to the bucket,
+  # written as Parquet (10 references per file) by kerchunk.df
+  tmp <- withr::local_tempdir()
+  parq <- file.path(tmp, "s3.parq")
+  retarget <- paste(
+    "import sys, json, kerchunk.df",
+    "refs = json.load(open(sys.argv[1]))",
+    "[v.__setitem__(0, sys.argv[3]) for v in refs['refs'].values() if isinstance(v, list)]",
+    "kerchunk.df.refs_to_dataframe(refs, sys.argv[2], record_size=10)", sep = "\n")
+  res <- run_python_command(py, c("-c", retarget, file.path(d, "refs_rel.json"), parq,
+                                  sprintf("s3://%s/data/data.nc", bucket)))
+  expect_identical(res$status, 0L, label = res$output)
+  files <- upload_folder(parq, store, "refs/s3.parq")
+  parq_files <- grep("refs[.][0-9]+[.]parq$", files, value = TRUE)
+  expect_gt(length(parq_files), 5L)
+
+  local <- open_zarr(parq)
+  remote <- open_zarr(sprintf("s3://%s/refs/s3.parq", bucket))
+  expect_s3_class(remote$store, "zarr_refstore")
+  expect_match(format(remote$store$location), "s3.parq", fixed = TRUE)
+  expect_same_arrays(remote, local)
+  withr::local_options(zarr.cf_decode = FALSE)
+  temp <- kerchunk_expected(d, "data.nc", "temp")
+  expect_identical(unname(as.array(remote[["/temp"]])), temp)
+  # zarr_refstore takes the folder's URL with a final "/" and any name
+  expect_identical(zarr_refstore$new(sprintf("s3://%s/refs/s3.parq/", bucket))$get("temp/1.2.1"),
+                   local$store$get("temp/1.2.1"))
+
+  # relative targets ("data.nc") start beside the folder in the bucket
+  upload_folder(file.path(d, "refs_pa.parq"), store, "data/rel.parq")
+  expect_same_arrays(open_zarr(sprintf("s3://%s/data/rel.parq", bucket)), open_zarr(file.path(d, "refs_pa.parq")))
+
+  # Lazy: opening reads .zmetadata; one element of temp fetches its
+  # reference file and one range of data.nc, not the other files.
+  proxy <- start_s3_proxy(s3$server)
+  withr::local_envvar(AWS_ENDPOINT_URL = proxy$endpoint)
+  z <- open_zarr(sprintf("s3://%s/refs/s3.parq", bucket))
+  expect_identical(s3_proxy_stats(proxy)$requests, 1L)
+  expect_identical(z[["/temp"]][6, 10, 12], temp[6, 10, 12])
+  st <- s3_proxy_stats(proxy)
+  expect_lte(st$by_method$GET, 4L)
+  expect_lt(st$by_method$GET, length(parq_files))
+
+  expect_error(open_zarr(sprintf("s3://%s/refs/none.parq", bucket)), "none.parq", class = "zarr_error_not_found")
 })
 
 # ---------------------------------------------------------------- many writers

@@ -342,6 +342,12 @@ test_that("Parquet references to an HTTP server read exactly and concurrently", 
   st <- http_stats(server)
   expect_identical(as.integer(st$ranges), length(Filter(is.list, refs$refs)))
   expect_gt(st$max_in_flight, 1)
+
+  # The Parquet folder itself on the server: its relative targets
+  # ("data.nc") are fetched from beside it.
+  expect_reads_fixture(paste0(server$url, "/refs_pa.parq"), d)
+  expect_reads_fixture(paste0(server$url, "/refs_pa.parq/"), d)
+  expect_error(open_zarr(paste0(server$url, "/none.parq")), "none.parq", class = "zarr_error_not_found")
 })
 
 # ---- bad reference sets --------------------------------------------------------

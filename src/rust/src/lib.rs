@@ -13,6 +13,7 @@ pub mod fill;
 pub mod metadata;
 pub mod node;
 pub mod pages;
+pub mod panics;
 pub mod pool;
 pub mod selection;
 pub mod steer;

@@ -14,7 +14,6 @@ use crate::selection::{DimSelection, Selection};
 use crate::store::{ByteRange, FsStore, MemoryStore, Store};
 use extendr_api::prelude::*;
 use extendr_ffi::SEXPTYPE;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// A store shared by every array and group opened from it, with the node
@@ -35,15 +34,12 @@ pub struct ArrayHandle(pub Arc<Array>);
 /// (R's) whether to stop.
 fn guard(f: impl FnOnce() -> Result<Robj>) -> Robj {
     let run = || crate::pool::with_interrupt_check(interrupt_pending, f);
-    match catch_unwind(AssertUnwindSafe(run)) {
+    // Caught quietly: the message goes into the R error, not to stderr.
+    match crate::panics::catch(run) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => error_value(e.kind(), e.message()),
         Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let msg = crate::panics::message(&*p).unwrap_or_else(|| "unknown panic".into());
             error_value(
                 "internal",
                 &format!("internal error in the zarr engine: {msg}"),

@@ -135,8 +135,13 @@ pub(super) fn parse_number<T: std::str::FromStr>(
 /// Whether the environment or `options` name a way to sign requests; when
 /// none does, a store that was not told otherwise reads anonymously
 /// instead of asking an instance metadata service that is not there.
-pub(super) fn has_credentials(cloud: Cloud, options: &[(String, String)]) -> bool {
-    let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+/// `env` looks a variable up (the process environment, or a test's).
+pub(super) fn has_credentials(
+    cloud: Cloud,
+    options: &[(String, String)],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    let env = |k: &str| env(k).is_some_and(|v| !v.is_empty());
     let opt = |names: &[&str]| {
         options
             .iter()
@@ -155,6 +160,18 @@ pub(super) fn has_credentials(cloud: Cloud, options: &[(String, String)]) -> boo
         // object_store follows; leave them on.
         Cloud::Gcs | Cloud::Azure => true,
     }
+}
+
+/// Whether a store opened without an explicit `anonymous` sends unsigned
+/// requests: for S3 when `AWS_NO_SIGN_REQUEST` is true (as the AWS CLI
+/// reads it), for any cloud when no credentials are found.
+pub(super) fn anonymous_by_default(
+    cloud: Cloud,
+    options: &[(String, String)],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    cloud == Cloud::S3 && env("AWS_NO_SIGN_REQUEST").is_some_and(|v| truthy(&v))
+        || !has_credentials(cloud, options, env)
 }
 
 /// The builder settings of an Azure connection string

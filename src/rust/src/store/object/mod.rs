@@ -89,10 +89,7 @@ impl ObjectStore {
         let (own, rest) = split_options(cloud, options)?;
         let anonymous = match anonymous {
             Some(a) => a,
-            None => {
-                std::env::var("AWS_NO_SIGN_REQUEST").is_ok_and(|v| truthy(&v)) && cloud == Cloud::S3
-                    || !has_credentials(cloud, &rest)
-            }
+            None => anonymous_by_default(cloud, &rest, &|k| std::env::var(k).ok()),
         };
         let retry = os::RetryConfig {
             max_retries: own.max_retries,

@@ -80,7 +80,9 @@ pub struct RefStore {
     /// set.
     refs: BTreeMap<String, Ref>,
     source: Source,
-    http: HttpPool,
+    /// Shared with a remote Parquet folder, which fetches its files
+    /// through it.
+    http: Arc<HttpPool>,
     /// Whether a target is an http(s) URL (for Parquet sets: of the
     /// reference files read so far).
     any_http: AtomicBool,
@@ -110,7 +112,7 @@ impl RefStore {
             refs,
             any_http: AtomicBool::new(targets.any_http),
             source: Source::Json { base: targets.base },
-            http: HttpPool::default(),
+            http: Arc::default(),
         })
     }
 
@@ -128,7 +130,25 @@ impl RefStore {
             refs,
             any_http: AtomicBool::new(false),
             source: Source::Parquet(Box::new(lazy)),
-            http: HttpPool::default(),
+            http: Arc::default(),
+        })
+    }
+
+    /// The Parquet reference folder at `url` (http(s) or an object store),
+    /// whose `.zmetadata` was fetched through `pool` as `zmetadata`.
+    fn from_remote_parquet(
+        url: &str,
+        pool: Arc<HttpPool>,
+        zmetadata: &[u8],
+        limits: RefLimits,
+    ) -> Result<RefStore> {
+        let (lazy, refs) =
+            parquet::LazyRefs::open_remote(url, Arc::clone(&pool), zmetadata, limits)?;
+        Ok(RefStore {
+            refs,
+            any_http: AtomicBool::new(false),
+            source: Source::Parquet(Box::new(lazy)),
+            http: pool,
         })
     }
 
@@ -143,23 +163,47 @@ impl RefStore {
     pub fn open_with(location: &str, limits: RefLimits) -> Result<RefStore> {
         let scheme = url_scheme(location).map(|s| s.to_ascii_lowercase());
         match scheme.as_deref() {
-            // A JSON set on a web server or in an object store (s3://...),
-            // read through the pool that then serves its targets.
+            // A set on a web server or in an object store (s3://...), read
+            // through the pool that then serves its targets: a Parquet
+            // folder when `<url>/.zmetadata` exists (asked first unless
+            // the name says JSON), else a JSON file.
             Some(s)
                 if s == "http"
                     || s == "https"
                     || super::object::cloud_of_url(location).is_some() =>
             {
-                let pool = HttpPool::default();
+                let pool = Arc::new(HttpPool::default());
+                let (path, query) = remote::split_http_url(location);
+                // A server that hides which keys exist (S3 without list
+                // rights) refuses a missing .zmetadata with 403: that
+                // error is kept only for when the JSON file is missing too.
+                let mut probe_error = None;
+                if !is_json_name(path) {
+                    let zmeta = format!("{}/.zmetadata{query}", path.trim_end_matches('/'));
+                    let (store, key) = pool.locate(&zmeta)?;
+                    match store.get(&key, ByteRange::All) {
+                        Ok(Some(bytes)) => {
+                            return RefStore::from_remote_parquet(location, pool, &bytes, limits)
+                        }
+                        Ok(None) => {}
+                        Err(e) => probe_error = Some(e),
+                    }
+                }
                 let (store, key) = pool.locate(location)?;
-                let bytes = store.get(&key, ByteRange::All)?.ok_or_else(|| {
-                    ZarrError::NotFound(format!("reference file {location} does not exist"))
-                })?;
-                let store =
+                let bytes = match store.get(&key, ByteRange::All) {
+                    Ok(Some(bytes)) => bytes,
+                    Ok(None) => {
+                        return Err(probe_error.unwrap_or_else(|| {
+                            ZarrError::NotFound(format!("reference file {location} does not exist"))
+                        }))
+                    }
+                    Err(e) if e.kind() == "not_found" => return Err(probe_error.unwrap_or(e)),
+                    Err(e) => return Err(e),
+                };
+                let mut store =
                     RefStore::from_json_with(&decompress(location, bytes)?, location, limits)?;
                 // Keep the connection to the server for the targets.
-                *store.http.stores.lock().unwrap_or_else(|e| e.into_inner()) =
-                    pool.stores.into_inner().unwrap_or_else(|e| e.into_inner());
+                store.http = pool;
                 Ok(store)
             }
             Some("file") | None => {
@@ -352,6 +396,15 @@ impl RefStore {
             Source::Parquet(lazy) => lazy.files_opened(),
         }
     }
+}
+
+/// Whether the path of a URL names a JSON reference file (".json",
+/// possibly compressed), which is then not probed as a Parquet folder.
+fn is_json_name(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    [".json", ".json.gz", ".json.zst"]
+        .iter()
+        .any(|ext| p.ends_with(ext))
 }
 
 /// Decompress a gzip or zstd reference file (by its magic number).

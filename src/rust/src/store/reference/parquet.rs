@@ -1,6 +1,9 @@
 //! Parquet reference sets: the folder layout of fsspec's
 //! `LazyReferenceMapper` (references-spec.rst, "Parquet references").
 //!
+//! The folder is local or remote (an http(s) URL or an object store
+//! URL, read through the store's pool of network stores).
+//!
 //! `.zmetadata` holds `metadata` (every metadata document, by key) and
 //! `record_size`. The chunk references of the array at `<path>` are
 //! numbered in C order of its chunk grid; number `n` is row
@@ -8,13 +11,14 @@
 //! are `path`, `offset`, `size` and `raw`. A file is read only when one of
 //! its chunks is asked for, and kept in a small cache.
 
+use super::remote::HttpPool;
 use super::{Base, Ref, Targets};
 use crate::error::{Result, ZarrError};
-use crate::store::validate_key;
+use crate::store::{validate_key, ByteRange};
 use parquet::basic::Type as PhysicalType;
 use parquet::column::reader::get_typed_column_reader;
 use parquet::data_type::{ByteArrayType, DataType, Int32Type, Int64Type};
-use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
+use parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -126,8 +130,22 @@ struct Cache {
     tick: u64,
 }
 
+/// Where the reference folder is.
+enum Root {
+    Local(PathBuf),
+    /// The folder's URL without a final "/" and its query ("" or
+    /// "?..."), which every file's URL keeps (a signed URL's, say); the
+    /// files are fetched through the pool that also serves the targets
+    /// (one client per bucket).
+    Remote {
+        url: String,
+        query: String,
+        pool: Arc<HttpPool>,
+    },
+}
+
 pub(super) struct LazyRefs {
-    root: PathBuf,
+    root: Root,
     record_size: u64,
     /// Array path ("" for a root array) -> chunk grid.
     arrays: HashMap<String, Grid>,
@@ -153,7 +171,7 @@ impl LazyRefs {
             Some(s) if s.eq_ignore_ascii_case("file") => super::file_url_path(path)?,
             Some(_) => {
                 return Err(ZarrError::Unsupported(format!(
-                    "Parquet references are read from local folders only, not {path}"
+                    "Parquet references are read from local folders or URLs, not {path}"
                 )))
             }
             None => match super::plain_file_url(path) {
@@ -184,7 +202,43 @@ impl LazyRefs {
             }
         };
         let where_ = zmeta_path.display().to_string();
-        let doc: Value = serde_json::from_slice(&bytes)
+        // Relative target paths start beside the folder, as they would
+        // beside a JSON reference file.
+        let base = Base::Local(root.parent().unwrap_or(&root).to_path_buf());
+        Self::from_zmetadata(Root::Local(root), &bytes, &where_, base, limits)
+    }
+
+    /// The reference folder at `url` (http(s) or an object store), whose
+    /// `.zmetadata` the caller fetched through `pool` as `bytes`. Its
+    /// reference files are fetched through `pool` when first needed.
+    pub(super) fn open_remote(
+        url: &str,
+        pool: Arc<HttpPool>,
+        bytes: &[u8],
+        limits: super::RefLimits,
+    ) -> Result<(LazyRefs, BTreeMap<String, Ref>)> {
+        let (location, query) = super::remote::split_http_url(url);
+        let url = location.trim_end_matches('/').to_string();
+        let where_ = format!("{url}/.zmetadata");
+        // The folder's URL as a file name: relative targets start in the
+        // folder holding it.
+        let base = Base::new(&url)?;
+        let root = Root::Remote {
+            url,
+            query: query.to_string(),
+            pool,
+        };
+        Self::from_zmetadata(root, bytes, &where_, base, limits)
+    }
+
+    fn from_zmetadata(
+        root: Root,
+        bytes: &[u8],
+        where_: &str,
+        base: Base,
+        limits: super::RefLimits,
+    ) -> Result<(LazyRefs, BTreeMap<String, Ref>)> {
+        let doc: Value = serde_json::from_slice(bytes)
             .map_err(|e| meta_err(format!("invalid JSON in '{where_}': {e}")))?;
         let record_size = doc
             .get("record_size")
@@ -217,9 +271,6 @@ impl LazyRefs {
             }
             refs.insert(key.clone(), Ref::Inline(bytes));
         }
-        // Relative target paths start beside the folder, as they would
-        // beside a JSON reference file.
-        let base = root.parent().unwrap_or(&root).to_path_buf();
         Ok((
             LazyRefs {
                 root,
@@ -227,7 +278,7 @@ impl LazyRefs {
                 arrays,
                 cache: Mutex::new(Cache::default()),
                 opened: AtomicUsize::new(0),
-                targets: Mutex::new(Targets::new(Base::Local(base), limits)?),
+                targets: Mutex::new(Targets::new(base, limits)?),
                 any_http: AtomicBool::new(false),
                 sampled: AtomicBool::new(false),
             },
@@ -236,7 +287,10 @@ impl LazyRefs {
     }
 
     pub(super) fn root_display(&self) -> String {
-        self.root.display().to_string()
+        match &self.root {
+            Root::Local(p) => p.display().to_string(),
+            Root::Remote { url, .. } => url.clone(),
+        }
     }
 
     pub(super) fn any_http(&self) -> bool {
@@ -350,12 +404,7 @@ impl LazyRefs {
                 return Ok(Arc::clone(rows));
             }
         }
-        let mut path = self.root.clone();
-        for seg in field.split('/').filter(|s| !s.is_empty()) {
-            path.push(seg);
-        }
-        path.push(format!("refs.{record}.parq"));
-        let rows = Arc::new(self.read_file_caught(&path)?);
+        let rows = Arc::new(self.read_file_caught(field, record)?);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.tick += 1;
         let tick = cache.tick;
@@ -377,35 +426,66 @@ impl LazyRefs {
     /// `read_file`, with a panic of the Parquet decoder taken as the file's
     /// error: on some malformed pages (a data page whose dictionary page is
     /// missing, found by fuzzing) it asserts instead of returning an error.
-    fn read_file_caught(&self, path: &Path) -> Result<Rows> {
-        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.read_file(path)));
+    fn read_file_caught(&self, field: &str, record: u64) -> Result<Rows> {
+        let read = crate::panics::catch(|| self.read_file(field, record));
         read.unwrap_or_else(|p| {
-            let why = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "the decoder stopped".into());
+            let why = crate::panics::message(&*p).unwrap_or_else(|| "the decoder stopped".into());
             Err(meta_err(format!(
                 "cannot read the Parquet reference file '{}': malformed ({why})",
-                path.display()
+                self.file_display(field, record)
             )))
         })
     }
 
-    /// Read one reference file; a missing file has no references.
-    fn read_file(&self, path: &Path) -> Result<Rows> {
-        let shown = path.display().to_string();
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                return Ok(Vec::new())
+    /// The path or URL of `<field>/refs.<record>.parq`, for messages.
+    fn file_display(&self, field: &str, record: u64) -> String {
+        match &self.root {
+            Root::Local(root) => self.local_file(root, field, record).display().to_string(),
+            Root::Remote { url, .. } => format!("{url}/{}", file_name(field, record)),
+        }
+    }
+
+    fn local_file(&self, root: &Path, field: &str, record: u64) -> PathBuf {
+        let mut path = root.to_path_buf();
+        for seg in field.split('/').filter(|s| !s.is_empty()) {
+            path.push(seg);
+        }
+        path.push(format!("refs.{record}.parq"));
+        path
+    }
+
+    /// Read one reference file, from the folder or over the network; a
+    /// missing file has no references.
+    fn read_file(&self, field: &str, record: u64) -> Result<Rows> {
+        let shown = self.file_display(field, record);
+        match &self.root {
+            Root::Local(root) => {
+                let path = self.local_file(root, field, record);
+                match File::open(&path) {
+                    Ok(f) => self.read_rows(f, &shown),
+                    Err(e)
+                        if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) =>
+                    {
+                        Ok(Vec::new())
+                    }
+                    Err(e) => Err(ZarrError::Io(format!(
+                        "cannot read the reference file '{shown}': {e}"
+                    ))),
+                }
             }
-            Err(e) => {
-                return Err(ZarrError::Io(format!(
-                    "cannot read the reference file '{shown}': {e}"
-                )))
+            Root::Remote { pool, query, .. } => {
+                let (store, key) = pool.locate(&format!("{shown}{query}"))?;
+                match store.get(&key, ByteRange::All) {
+                    Ok(Some(bytes)) => self.read_rows(bytes::Bytes::from(bytes), &shown),
+                    Ok(None) => Ok(Vec::new()),
+                    Err(e) => Err(e.context(&format!("reference file {shown}"))),
+                }
             }
-        };
+        }
+    }
+
+    /// The rows of one reference file's bytes (`shown` names it).
+    fn read_rows<R: ChunkReader + 'static>(&self, file: R, shown: &str) -> Result<Rows> {
         self.opened.fetch_add(1, Ordering::Relaxed);
         let bad = |e: parquet::errors::ParquetError| {
             meta_err(format!(

@@ -293,6 +293,10 @@ pub(super) fn resolve_target(url: &str, base: &Base) -> TargetKind {
             let joined = remove_dot_segments(&format!("{dir}{url}"));
             match url_scheme(&joined).map(|s| s.to_ascii_lowercase()) {
                 Some(s) if s == "http" || s == "https" => TargetKind::Http(joined),
+                // Beside a reference set in a bucket (s3://b/refs.parq).
+                Some(_) if super::object::cloud_of_url(&joined).is_some() => {
+                    TargetKind::Http(joined)
+                }
                 _ => TargetKind::Unsupported(format!(
                     "protocol not supported yet: {joined} (the relative path '{url}')"
                 )),
