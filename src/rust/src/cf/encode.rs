@@ -173,7 +173,8 @@ impl Cf {
                 }
             } else if packs {
                 let x = v.value();
-                if !(x > lo && x < hi) && !holds(dtype, self.pack(x, integer)) {
+                let surely_held = x > lo && x < hi;
+                if !(surely_held || holds(dtype, self.pack(x, integer))) {
                     return Some(Some(x));
                 }
             }
