@@ -232,6 +232,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="of the order in which contenders take turns")
     ap.add_argument("--writes-only", action="store_true",
                     help="time only the writes; results go to peers_writes.json and zarr_writes.json")
+    ap.add_argument("--ops", default=None,
+                    help="comma-separated operations to time (default all; a write always runs "
+                         "first, since it makes the stores the others read), e.g. write,readloop")
     ap.add_argument("--tag", default=None,
                     help="of a writes-only run's result files, peers<TAG>.json and zarr<TAG>.json "
                          "(default _writes), so runs on several file systems sit side by side")
@@ -265,6 +268,9 @@ def main():
             result[c.name]["order"] = c.order
         ops = ("write",) if args.writes_only else (
             "write", "writeloop", "read", "readloop", "subset", "subsetloop", "readfresh")
+        if args.ops:
+            wanted = set(args.ops.split(",")) | {"write"}
+            ops = tuple(op for op in ops if op in wanted)
         for op in ops:
             if op == "read":
                 for c in contenders:
