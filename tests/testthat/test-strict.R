@@ -11,7 +11,12 @@ strict_store <- function(format = 3L, env = parent.frame()) {
   z <- create_zarr(path, zarr_format = format)
   b <- define_array("int32", 4L)
   b$chunk_shape <- 2L
-  z$add_array("/", "a", b)$write(1:4)
+  a <- z$add_array("/", "a", b)
+  a$write(1:4)
+  # These tests are about the Zarr metadata alone: without the CF marker
+  # that add_array() gives a v3 array (?cf_decoding), the fill value in
+  # the metadata decides what reads as NA.
+  if ("_FillValue" %in% names(a$attributes)) a$delete_attribute("_FillValue")
   doc <- file.path(path, "a", if (format == 3L) "zarr.json" else ".zarray")
   list(path = path, doc = doc)
 }
