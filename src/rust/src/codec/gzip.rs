@@ -6,8 +6,8 @@
 //! because some writers put that under the name `gzip`.
 
 use super::limited::{is_zlib, read_limited};
-use super::v2::{int_compressor, members, V2Config};
-use super::{config, CodecSpec, Mode};
+use super::v2::int_compressor_spec;
+use super::CodecSpec;
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
@@ -18,18 +18,7 @@ use std::io::Write;
 
 pub const NAME: &str = "gzip";
 
-pub const SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: Some(V2Config {
-        id: "gzip",
-        from_v2: |cfg, typesize, _| int_compressor(NAME, cfg, "level", 1, typesize),
-        to_v2: |cfg| members(cfg, &["level"]),
-        filter: false,
-    }),
-    mode: Mode::BytesToBytes,
-    schema: &[("level", "integer 0 to 9")],
-    defaults: Some(|_, _| config(&[("level", 5.into())])),
-};
+pub const SPEC: CodecSpec = int_compressor_spec!(NAME, "gzip", "level", 1, "integer 0 to 9", 5);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gzip {

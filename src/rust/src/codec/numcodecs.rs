@@ -10,7 +10,7 @@
 //!   `bz2.compress`). Configuration: `level`, an integer 1 to 9.
 
 use super::limited::read_limited;
-use super::v2::{int_compressor, int_member, members, V2Config};
+use super::v2::{int_compressor_spec, int_member, members, V2Config};
 use super::{config, CodecSpec, Mode};
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
@@ -21,31 +21,11 @@ pub const LZ4_NAME: &str = "numcodecs.lz4";
 pub const BZ2_NAME: &str = "numcodecs.bz2";
 pub const SHUFFLE_NAME: &str = "numcodecs.shuffle";
 
-pub const LZ4_SPEC: CodecSpec = CodecSpec {
-    name: LZ4_NAME,
-    v2: Some(V2Config {
-        id: "lz4",
-        from_v2: |cfg, typesize, _| int_compressor(LZ4_NAME, cfg, "acceleration", 1, typesize),
-        to_v2: |cfg| members(cfg, &["acceleration"]),
-        filter: false,
-    }),
-    mode: Mode::BytesToBytes,
-    schema: &[("acceleration", "integer")],
-    defaults: Some(|_, _| config(&[("acceleration", 1.into())])),
-};
+pub const LZ4_SPEC: CodecSpec =
+    int_compressor_spec!(LZ4_NAME, "lz4", "acceleration", 1, "integer", 1);
 
-pub const BZ2_SPEC: CodecSpec = CodecSpec {
-    name: BZ2_NAME,
-    v2: Some(V2Config {
-        id: "bz2",
-        from_v2: |cfg, typesize, _| int_compressor(BZ2_NAME, cfg, "level", 1, typesize),
-        to_v2: |cfg| members(cfg, &["level"]),
-        filter: false,
-    }),
-    mode: Mode::BytesToBytes,
-    schema: &[("level", "integer 1 to 9")],
-    defaults: Some(|_, _| config(&[("level", 1.into())])),
-};
+pub const BZ2_SPEC: CodecSpec =
+    int_compressor_spec!(BZ2_NAME, "bz2", "level", 1, "integer 1 to 9", 1);
 
 /// `elementsize` the size of the array's element (1 for strings).
 pub const SHUFFLE_SPEC: CodecSpec = CodecSpec {

@@ -6,8 +6,8 @@
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
 use super::limited::{is_zlib, read_limited};
-use super::v2::{int_compressor, members, V2Config};
-use super::{config, CodecSpec, Mode};
+use super::v2::int_compressor_spec;
+use super::CodecSpec;
 use super::{config_level, BytesToBytes, CodecContext};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::ZlibDecoder;
@@ -18,18 +18,7 @@ use std::io::Write;
 
 pub const NAME: &str = "numcodecs.zlib";
 
-pub const SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: Some(V2Config {
-        id: "zlib",
-        from_v2: |cfg, typesize, _| int_compressor(NAME, cfg, "level", 1, typesize),
-        to_v2: |cfg| members(cfg, &["level"]),
-        filter: false,
-    }),
-    mode: Mode::BytesToBytes,
-    schema: &[("level", "integer -1 to 9")],
-    defaults: Some(|_, _| config(&[("level", 1.into())])),
-};
+pub const SPEC: CodecSpec = int_compressor_spec!(NAME, "zlib", "level", 1, "integer -1 to 9", 1);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zlib {
