@@ -279,6 +279,24 @@ array_builder <- R6::R6Class("array_builder",
       }
       private$.chunk_shape <- as.numeric(value)
     },
+    #' @field dimension_names The names of the dimensions: a character
+    #'   vector or list with one name per dimension (`NA` or NULL for none),
+    #'   or NULL. An array created without them gets "<name>_dim_0",
+    #'   "<name>_dim_1", ... (see [cf_decoding]). Zarr v2 stores keep them
+    #'   in the `_ARRAY_DIMENSIONS` attribute, as xarray does.
+    dimension_names = function(value) {
+      if (missing(value)) return(private$.dimension_names)
+      private$.dimension_names <- builder_dimension_names(value, length(private$.shape))
+    },
+    #' @field attributes The attributes the array is created with: a named
+    #'   list, or NULL for none.
+    attributes = function(value) {
+      if (missing(value)) return(private$.attributes)
+      if (!is.null(value) && (!is.list(value) || (length(value) && !all(nzchar(names(value) %||% ""))))) {
+        zarr_abort("argument", "`attributes` must be a named list")
+      }
+      private$.attributes <- value
+    },
     #' @field codec_info (read-only) The codecs of this array definition, in
     #'   order: a data frame with columns `mode` and `codec`, NULL when there
     #'   are none.
@@ -315,6 +333,18 @@ array_builder <- R6::R6Class("array_builder",
 v2_default_order <- function(codecs, order_chosen) {
   if (order_chosen) return(codecs)
   codecs[codec_names(codecs) != "transpose"]
+}
+
+# Dimension names as the metadata holds them: a list with a string or
+# NULL (no name) for each of the `ndim` dimensions, or NULL.
+builder_dimension_names <- function(value, ndim) {
+  if (is.null(value)) return(NULL)
+  ok <- (is.character(value) || is.list(value)) && length(value) == ndim &&
+    all(vapply(value, function(v) is.null(v) || (is.character(v) && length(v) == 1L), logical(1)))
+  if (!ok) {
+    zarr_abort("argument", sprintf("`dimension_names` must hold one name (or NA) for each of the %d dimensions", ndim))
+  }
+  lapply(value, function(v) if (is.null(v) || is.na(v)) NULL else v)
 }
 
 check_shape <- function(value, arg, allow_zero) {

@@ -56,8 +56,12 @@
 #' the Zarr rule (so a fill value of 0 still reads as `NA`). In Zarr v3,
 #' whose fill value xarray does not mask, a new numeric array also gets a
 #' `_FillValue` attribute equal to its fill value wherever R reads that
-#' value as `NA`, so that xarray masks the same elements (in v2 xarray
-#' takes the fill value itself). `dimnames(arr) <- NULL`, names left out
+#' value as `NA`, and a string array whose fill value is not "" a
+#' `missing_value` attribute (xarray refuses a text `_FillValue` in v3),
+#' so that xarray masks the same elements (in v2 xarray takes the fill
+#' value itself). A string array with a fill value of its own keeps the
+#' Zarr rule in R whatever its attributes say; CF's `missing_value` of
+#' other string arrays marks nothing here. `dimnames(arr) <- NULL`, names left out
 #' of `dimnames<-` and the new dimension of `$promote()` take the default
 #' names, since xarray opens no array with a dimension unnamed.
 #'
@@ -186,75 +190,41 @@ cf_default_dims <- function(name, n) {
 }
 
 # The definition `metadata` (an array_builder or a list) of a new array
-# `name` in a store of `zarr_format`, as xarray needs it: dimension names, the caller's where given
-# (v3 `dimension_names`, or a v2 `_ARRAY_DIMENSIONS` attribute), else the
-# defaults of as_zarr(), so that xarray opens every store this package
-# writes; and in v3 a `_FillValue` attribute wherever R's reads mark the
-# fill value as NA (xarray masks the v3 fill value only through it). A
+# `name` in a store of `zarr_format`, as xarray needs it: dimension names,
+# the caller's where given (v3 `dimension_names`, or a v2
+# `_ARRAY_DIMENSIONS` attribute), else the defaults of as_zarr(), so that
+# xarray opens every store this package writes; and the attributes with
+# which xarray masks what R reads as NA (cf_missing_attributes()). A
 # builder is copied: the caller may define more arrays with it.
 cf_with_dimension_names <- function(metadata, name, zarr_format) {
-  v3 <- identical(as.integer(zarr_format), 3L)
-  named <- function(names, attrs) !is.null(names) || !is.null(attrs[["_ARRAY_DIMENSIONS"]])
-  if (inherits(metadata, "array_builder")) {
-    private <- metadata$.__enclos_env__$private
-    n <- length(private$.shape)
-    given <- named(private$.dimension_names, private$.attributes)
-    fill <- if (v3 && !is.null(private$.data_type)) {
-      cf_fill_for_xarray(private$.data_type$data_type, private$.data_type$fill_value, private$.attributes, given)
-    }
-    if ((!n || given) && is.null(fill)) return(metadata)
-    metadata <- metadata$clone(deep = TRUE)
-    private <- metadata$.__enclos_env__$private
-    if (n && !given) private$.dimension_names <- as.list(cf_default_dims(name, n))
-    if (!is.null(fill)) private$.attributes[["_FillValue"]] <- fill
-    return(metadata)
+  builder <- inherits(metadata, "array_builder")
+  if (!builder && !is.list(metadata)) return(metadata)
+  if (builder) metadata <- metadata$clone(deep = TRUE)
+  # (a definition without data type or shape: creating the array says so)
+  meta <- if (builder) tryCatch(metadata$metadata(), zarr_error = function(e) NULL) else metadata
+  if (is.null(meta)) return(metadata)
+  n <- length(meta$shape)
+  if (n && is.null(meta$dimension_names) && is.null(meta$attributes[["_ARRAY_DIMENSIONS"]])) {
+    dims <- as.list(cf_default_dims(name, n))
+    metadata$dimension_names <- dims
+    meta$dimension_names <- dims
   }
-  if (!is.list(metadata)) return(metadata)
-  n <- length(metadata$shape)
-  given <- named(metadata$dimension_names, metadata$attributes)
-  if (n && !given) metadata$dimension_names <- as.list(cf_default_dims(name, n))
-  if (v3 && is.character(metadata$data_type)) {
-    fill <- cf_fill_for_xarray(metadata$data_type, metadata$fill_value, metadata$attributes, given)
-    if (!is.null(fill)) metadata$attributes[["_FillValue"]] <- fill
-  }
+  add <- cf_missing_attributes(meta, name, zarr_format)
+  if (length(add)) metadata$attributes <- c(metadata$attributes, add)
   metadata
 }
 
-# The `_FillValue` attribute (cf_fill_attribute()) that a new v3 array of
-# `data_type` with fill value `fill`, attributes `attrs` and (if
-# `given`) dimension names of the caller needs so that xarray masks what
-# R reads as NA, or NULL: none for non-numeric types, where the caller set
-# `_FillValue` or `missing_value`, and where R reads the fill as a number
-# (a CF variable whose fill is 0, zarr-python's default; cf/mod.rs).
-cf_fill_for_xarray <- function(data_type, fill, attrs, given) {
-  numeric <- data_type %in% c(paste0("int", c(8, 16, 32, 64)), paste0("uint", c(8, 16, 32, 64)),
-                              "float16", "float32", "float64")
-  if (!numeric || is.null(fill) || any(c("_FillValue", "missing_value") %in% names(attrs))) return(NULL)
-  value <- cf_fill_number(fill, data_type)
-  units <- attrs[["units"]]
-  cf <- given || any(c("scale_factor", "add_offset", "calendar") %in% names(attrs)) ||
-    (is.character(units) && length(units) == 1L && grepl(" since ", units, fixed = TRUE)) ||
-    identical(attrs[["flag_meanings"]], "false true")
-  if (cf && !is.na(value) && value == 0) return(NULL)
-  cf_fill_attribute(fill, data_type)
-}
-
-# A fill value in its JSON form as a number (hexadecimal floats by their
-# bits; 64-bit integers may round, which only matters for a test of 0).
-cf_fill_number <- function(fill, data_type) {
-  if (is.character(fill) && grepl("^0x[0-9a-fA-F]+$", fill)) {
-    hex <- substring(fill, seq(3L, nchar(fill) - 1L, 2L), seq(4L, nchar(fill), 2L))
-    bytes <- as.raw(strtoi(hex, 16L))
-    if (length(bytes) == 2L) {
-      bits <- sum(as.integer(rawToBits(rev(bytes))) * 2^(0:15))
-      e <- bitwAnd(bitwShiftR(bits, 10L), 31L)
-      m <- bitwAnd(bits, 1023L)
-      s <- if (bits >= 32768) -1 else 1
-      return(s * if (e == 31L) (if (m) NaN else Inf) else if (e) 2^(e - 15) * (1 + m / 1024) else 2^-14 * m / 1024)
-    }
-    return(readBin(bytes, "double", size = length(bytes), endian = "big"))
-  }
-  suppressWarnings(as.numeric(fill))
+# The attributes (a list, each value JSON text of class "json") that the
+# new array of metadata list `meta` needs in a store of `zarr_format` so
+# that xarray masks the elements R reads as NA: in v3 a `_FillValue` for
+# numbers, a `missing_value` for strings (src/rust/src/cf/xarray.rs). A
+# definition the engine cannot parse gets none here: creating the array
+# reports what is wrong with it.
+cf_missing_attributes <- function(meta, name, zarr_format) {
+  if (!identical(as.integer(zarr_format), 3L)) return(list())
+  json <- to_json(with_key_encoding(meta, "/"), pretty = FALSE)
+  add <- tryCatch(zarr_call(rz_cf_missing_attributes(json, name %||% "", 3L)), zarr_error = function(e) NULL)
+  lapply(as.list(add), structure, class = "json")
 }
 
 # Stored dimension names `dn` of the array `name` as R shows them: the
@@ -271,30 +241,18 @@ cf_given_dims <- function(dn, name) {
   if (all(!nzchar(dn))) NULL else dn
 }
 
-# xarray's `_FillValue` of a v3 array with fill value `fill` of `data_type`:
-# integers as JSON numbers, floating point as base64 of a little-endian
-# float64 (the form xarray decodes). In v2 xarray takes the Zarr fill value.
-cf_fill_attribute <- function(fill, data_type) {
-  if (data_type %in% c("float16", "float32", "float64")) {
-    raw <- writeBin(cf_fill_number(fill, data_type), raw(), size = 8L, endian = "little")
-    return(jsonlite::base64_enc(raw))
-  }
-  if (data_type %in% c("int64", "uint64")) return(structure(as.character(fill), class = "json"))
-  as.numeric(fill)
-}
-
 # The definition `def` of an array that as_zarr() writes into a store of
-# `zarr_format`, with dimension names and CF attributes: the builder, or
-# for a v2 bool array its metadata with a null fill value (xarray masks
-# the v2 fill value, and a fill of false would hide every FALSE).
+# `zarr_format`, with dimension names and CF attributes (and in v3 those
+# with which xarray masks R's NA): the builder, or for a v2 bool array its
+# metadata with a null fill value (xarray masks the v2 fill value, and a
+# fill of false would hide every FALSE).
 cf_annotate <- function(def, prep, dims, zarr_format) {
-  private <- def$.__enclos_env__$private
-  private$.dimension_names <- dims
-  attrs <- prep$attributes
-  numeric <- !prep$data_type %in% c("bool", "string", "complex64", "complex128")
+  def$dimension_names <- dims
+  if (length(prep$attributes)) def$attributes <- prep$attributes
+  # (the name is not needed: "<name>_dim_<k>" counts as a default anyway)
+  add <- cf_missing_attributes(def$metadata(), "", zarr_format)
+  if (length(add)) def$attributes <- c(def$attributes, add)
   v2 <- identical(as.integer(zarr_format), 2L)
-  if (numeric && !v2) attrs[["_FillValue"]] <- cf_fill_attribute(def$fill_value, prep$data_type)
-  if (length(attrs)) private$.attributes <- attrs
   if (v2 && prep$data_type == "bool") {
     def$format <- 2L
     meta <- def$metadata()

@@ -54,7 +54,10 @@ zarr <- R6::R6Class("zarr",
     #'   missing `chunk_key_encoding` is filled in with the store's (see the
     #'   store's `separator`), and missing dimension names with
     #'   `"<name>_dim_0"`, ... (see [as_zarr()]), so that xarray opens the
-    #'   store.
+    #'   store. In a Zarr v3 store a new array whose fill value reads as
+    #'   `NA` also gets the attribute xarray masks with (`_FillValue` for
+    #'   numbers, `missing_value` for strings), unless it has one: it shows
+    #'   in `$attributes`, unlike in R-CF's zarr (see [as_zarr()]).
     #' @return The new [zarr_array], or NULL (with a warning that says why)
     #'   when it cannot be created, as for `add_group()`, or when the
     #'   metadata is not valid.
@@ -334,7 +337,15 @@ r_data_type <- function(x) {
 #' * numeric arrays carry xarray's `_FillValue` (a v3 attribute: integers
 #'   as numbers, floating point as base64 of a float64; in v2 the fill
 #'   value), so that `NA` shows in xarray as NaN (integers become floating
-#'   point there, as xarray masks them).
+#'   point there, as xarray masks them); string arrays (characters,
+#'   factors) carry `missing_value` (v3; the fill value U+2400), so that
+#'   `NA` shows as missing. In Zarr v3 these are attributes, and show in
+#'   `$attributes` of the array (also of arrays made with `add_array()`),
+#'   which R-CF's zarr does not write: xarray ignores the v3 fill value
+#'   and masks only through them (and refuses a text `_FillValue`, hence
+#'   `missing_value` for strings). R reads such an array as before, as the
+#'   attribute repeats the fill value. Delete the attribute
+#'   (`$delete_attribute()`) if you want the metadata alone.
 #' * POSIXct is stored as float64 seconds and Date as float64 days since
 #'   1970-01-01 (`units`, `calendar = "proleptic_gregorian"`): xarray shows
 #'   datetime64, and R reads both back as POSIXct in UTC (a Date as its
@@ -342,8 +353,8 @@ r_data_type <- function(x) {
 #' * a factor is stored as its labels (strings); a logical with `NA` as
 #'   int8 0/1 with `_FillValue` and CF `flag_values`/`flag_meanings`
 #'   ("false true"): xarray shows 0/1 with NaN, R reads back a logical.
-#'   xarray does not mask strings of Zarr v3 arrays: there a character `NA`
-#'   shows as the fill value (U+2400); in v2 it shows as NaN.
+#'   A character `NA` shows in xarray as a missing value (NaN) in both
+#'   formats; zarr-python alone shows the fill value, U+2400.
 #'
 #' xarray opens groups, not a store whose root is an array: give a `name`
 #' (or a `location` group) for stores meant for xarray.

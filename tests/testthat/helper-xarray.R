@@ -118,6 +118,53 @@ xarray_view <- function(writer, path) {
   jsonlite::fromJSON(out, simplifyVector = FALSE)
 }
 
+# How each variable of the stores xarray_datasets.py writes under
+# `writer` reads here, compared with what xarray shows: a data frame of
+# store, variable and diff ("" where R reads exactly what xarray shows,
+# else what differs, or the error of the read); the writer's versions in
+# attribute "versions". test-cf.R asserts it, bench/xarray_count.R counts.
+xarray_read_all <- function(writer) {
+  stores <- xarray_stores(writer)
+  rows <- list()
+  for (store in setdiff(names(stores$expected), "_versions")) {
+    z <- open_zarr(file.path(stores$dir, store))
+    expected <- stores$expected[[store]]
+    for (v in names(expected)) {
+      x <- tryCatch(z[[paste0("/", v)]][], error = function(e) e)
+      diff <- if (inherits(x, "error")) conditionMessage(x) else xarray_compare(x, expected[[v]])
+      rows[[length(rows) + 1L]] <- data.frame(store = store, variable = v, diff = diff)
+    }
+  }
+  structure(do.call(rbind, rows), versions = stores$expected[["_versions"]])
+}
+
+# What xarray (under `writer`) shows of each variable of r_variables()
+# that as_zarr() writes into a new Zarr v`fmt` store, compared with what R
+# meant: a data frame of variable, dims (xarray's dimension names, joined
+# by ",") and diff ("" where xarray shows what R meant); the versions in
+# attribute "versions" and zarr-python's view of the arrays in "raw".
+xarray_written_all <- function(writer, fmt) {
+  x <- r_variables()
+  path <- tempfile(fileext = ".zarr")
+  on.exit(unlink(path, recursive = TRUE))
+  z <- create_zarr(path, zarr_format = fmt)
+  for (v in names(x)) as_zarr(x[[v]], name = v, location = z$root)
+  seen <- xarray_view(writer, path)
+  rows <- lapply(names(x), function(v) {
+    e <- seen$variables[[v]]
+    data.frame(variable = v, dims = paste(unlist(e$dims), collapse = ","),
+               diff = xarray_compare(r_meant(x[[v]]), e))
+  })
+  structure(do.call(rbind, rows), versions = seen[["_versions"]], raw = seen$raw)
+}
+
+# "<n> of <total>" and the variables that differ, for reports.
+xarray_count <- function(res) {
+  ok <- !nzchar(res$diff)
+  sprintf("%d of %d%s", sum(ok), length(ok),
+          if (all(ok)) "" else paste0(" (not: ", paste(res$variable[!ok], collapse = ", "), ")"))
+}
+
 # R values of every kind as_zarr() writes, with NA in each that has one;
 # dbl and int share the named dimensions lat and lon, wide and tall have
 # none (and other extents along their first dimension).

@@ -380,3 +380,23 @@ test_that("v2 arrays are stored in C order unless the caller asks for F", {
   expect_identical(jsonlite::fromJSON(file.path(p2, ".zarray"))$order, "C")
   expect_identical(open_zarr(p2)[["/"]][], x)
 })
+
+test_that("dimension_names and attributes are set on the builder and go into the array's metadata", {
+  b <- define_array("int32", c(2, 3))
+  expect_null(b$dimension_names)
+  b$dimension_names <- c("lat", NA)
+  b$attributes <- list(units = "m")
+  expect_identical(b$dimension_names, list("lat", NULL))
+  expect_identical(b$metadata()$attributes, list(units = "m"))
+  z <- create_zarr()
+  a <- z$add_array("/", "a", b)
+  expect_identical(a$metadata$dimension_names, list("lat", NULL))
+  expect_identical(a$attributes$units, "m")
+  # the builder the caller holds is not changed by add_array()'s additions
+  expect_identical(b$attributes, list(units = "m"))
+  b$dimension_names <- NULL
+  expect_null(b$metadata()$dimension_names)
+  expect_error(b$dimension_names <- "one", class = "zarr_error_argument", regexp = "2 dimensions")
+  expect_error(b$dimension_names <- list(1, 2), class = "zarr_error_argument", regexp = "dimension_names")
+  expect_error(b$attributes <- list(1), class = "zarr_error_argument", regexp = "named list")
+})

@@ -5,7 +5,7 @@ Usage: python xarray_datasets.py OUTDIR
 
 The second form writes what xarray.open_zarr() shows of each variable of
 a store (written by R's as_zarr() in the tests) to OUT.json, in the form
-below.
+below, and under "raw" what zarr-python reads of each array.
 
 Writes, with whatever xarray and zarr-python the interpreter has:
   xr-v<format>-<c|n>.zarr   one dataset with every CF encoding the tests
@@ -175,8 +175,11 @@ def write_zarr_python(outdir, expected):
 def read_store(store, out):
     ds = xr.open_zarr(store)
     seen = {v: describe(ds[v].values, ds[v].dims) for v in ds.variables}
+    # zarr-python's own view: the stored values, no CF decoding
+    group = zarr.open_group(store, mode="r")
+    raw = {k: describe(a[...], []) for k, a in group.arrays()}
     with open(out, "w") as f:
-        json.dump({"variables": seen, "sizes": {k: int(n) for k, n in ds.sizes.items()},
+        json.dump({"variables": seen, "raw": raw, "sizes": {k: int(n) for k, n in ds.sizes.items()},
                    "_versions": {"xarray": xr.__version__, "zarr": zarr.__version__}}, f)
 
 

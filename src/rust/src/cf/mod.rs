@@ -25,14 +25,17 @@
 
 //!
 //! Files: `attributes` (numbers in attributes), `time` (units of time),
-//! `decode` (the scatter's materializer), `encode` (the gather's).
+//! `decode` (the scatter's materializer), `encode` (the gather's),
+//! `xarray` (the attributes a new array needs for xarray to mask its NA).
 
 mod attributes;
 mod decode;
 mod encode;
 mod time;
+mod xarray;
 
 pub use time::parse_time_units;
+pub use xarray::missing_attributes;
 
 use crate::dtype::{DataType, RType};
 use crate::error::Result;

@@ -371,3 +371,69 @@ fn the_range_check_refuses_exactly_the_values_whose_packed_form_is_not_held() {
         }
     }
 }
+
+/// The attributes `missing_attributes` gives the new array "v" of `a`.
+fn for_xarray(a: &ArrayMetadata) -> Value {
+    Value::Object(missing_attributes(a, "v").unwrap())
+}
+
+#[test]
+fn new_v3_arrays_get_the_marker_xarray_masks_with_where_r_reads_the_fill_as_na() {
+    // the Zarr rule (no CF attributes): the fill is NA, in xarray's forms
+    let a = array("int64", json!(-9223372036854775808i64), json!({}), false);
+    assert_eq!(
+        for_xarray(&a),
+        json!({"_FillValue": -9223372036854775808i64})
+    );
+    let a = array("uint64", json!(18446744073709551615u64), json!({}), false);
+    assert_eq!(
+        for_xarray(&a),
+        json!({"_FillValue": 18446744073709551615u64})
+    );
+    let a = array("float32", json!("NaN"), json!({}), false);
+    assert_eq!(for_xarray(&a), json!({"_FillValue": "AAAAAAAA+H8="}));
+    let a = array("int16", json!(0), json!({}), false);
+    assert_eq!(for_xarray(&a), json!({"_FillValue": 0}));
+    // strings: missing_value, as xarray refuses a text _FillValue in v3
+    let a = array("string", json!("\u{2400}"), json!({}), true);
+    assert_eq!(for_xarray(&a), json!({"missing_value": "\u{2400}"}));
+}
+
+#[test]
+fn no_marker_where_r_reads_the_fill_as_a_value_or_the_caller_chose_one() {
+    // a CF variable whose fill is 0 (zarr-python's default): 0 is a number
+    let a = array("int32", json!(0), json!({}), true);
+    assert_eq!(for_xarray(&a), json!({}));
+    let a = array(
+        "float64",
+        json!(0.0),
+        json!({"units": "hours since 1990-01-01"}),
+        false,
+    );
+    assert_eq!(for_xarray(&a), json!({}));
+    let a = array("int16", json!(-1), json!({"missing_value": -9}), true);
+    assert_eq!(for_xarray(&a), json!({}));
+    let a = array(
+        "string",
+        json!("\u{2400}"),
+        json!({"_FillValue": "x"}),
+        true,
+    );
+    assert_eq!(for_xarray(&a), json!({}));
+    // "" is text; bool and complex have no CF mask
+    for (dtype, fill) in [
+        ("string", json!("")),
+        ("bool", json!(false)),
+        ("complex64", json!([1, 0])),
+    ] {
+        assert_eq!(
+            for_xarray(&array(dtype, fill, json!({}), false)),
+            json!({}),
+            "{dtype}"
+        );
+    }
+    // Zarr v2: xarray masks the fill value itself
+    let mut a = array("int32", json!(-1), json!({}), false);
+    a.zarr_format = 2;
+    assert_eq!(for_xarray(&a), json!({}));
+}

@@ -169,6 +169,7 @@ fn strings(v: Vec<String>) -> Robj {
 
 mod alloc;
 mod array;
+mod cf;
 mod codec;
 mod metadata;
 mod node;
@@ -185,6 +186,7 @@ extendr_module! {
     use node;
     use registry;
     use array;
+    use cf;
     use codec;
     use progress;
 }
