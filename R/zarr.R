@@ -350,9 +350,9 @@ open_zarr <- function(location, read_only = FALSE) {
   }
   if (grepl("^https?://", location, ignore.case = TRUE)) {
     # HTTP stores are always read-only, whatever `read_only` says.
-    return(zarr$new(zarr_httpstore$new(location)))
+    return(zarr$new(r6_new(zarr_httpstore, location)))
   }
-  store <- zarr_localstore$new(location, read_only = read_only, create = FALSE)
+  store <- r6_new(zarr_localstore, location, read_only = read_only, create = FALSE)
   zarr$new(store)
 }
 
