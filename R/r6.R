@@ -121,7 +121,15 @@ r6_source <- function(l) list(l$public_methods, l$private_methods, l$active, l$p
 # Whether no class of a plan changed since it was made (identical() of the
 # same objects returns at once).
 r6_current <- function(plan) {
-  for (k in seq_along(plan$levels)) if (!identical(plan$source[[k]], r6_source(plan$levels[[k]]))) return(FALSE)
+  for (k in seq_along(plan$levels)) {
+    l <- plan$levels[[k]]
+    s <- plan$source[[k]]
+    if (!identical(s[[1L]], l$public_methods) || !identical(s[[2L]], l$private_methods) ||
+          !identical(s[[3L]], l$active) || !identical(s[[4L]], l$public_fields) ||
+          !identical(s[[5L]], l$private_fields)) {
+      return(FALSE)
+    }
+  }
   TRUE
 }
 

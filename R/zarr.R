@@ -138,7 +138,7 @@ zarr_build_root <- function(private, meta, store) {
 # The node at an absolute `path`; NULL when there is none.
 zarr_get_node <- function(private, path) {
   if (!is.character(path) || length(path) != 1L || is.na(path) || !startsWith(path, "/")) return(NULL)
-  rel <- sub("^/+", "", path)
+  rel <- if (startsWith(path, "//")) sub("^/+", "", path) else substring(path, 2L)
   if (!is.null(private$.opened) && nzchar(rel)) {
     node <- root_child(private, rel)
     if (!identical(node, FALSE)) return(node)
@@ -345,12 +345,14 @@ open_zarr <- function(location, read_only = FALSE) {
   check_string(location, "location")
   check_flag(read_only, "read_only")
   if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
-  if (is_object_url(location)) {
-    return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
-  }
-  if (grepl("^https?://", location, ignore.case = TRUE)) {
-    # HTTP stores are always read-only, whatever `read_only` says.
-    return(zarr$new(r6_new(zarr_httpstore, location)))
+  if (grepl("://", location, fixed = TRUE)) {
+    if (is_object_url(location)) {
+      return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
+    }
+    if (grepl("^https?://", location, ignore.case = TRUE)) {
+      # HTTP stores are always read-only, whatever `read_only` says.
+      return(zarr$new(r6_new(zarr_httpstore, location)))
+    }
   }
   store <- r6_new(zarr_localstore, location, read_only = read_only, create = FALSE)
   zarr$new(store)
