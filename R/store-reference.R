@@ -81,12 +81,14 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
 
 # Whether `location` names a reference set rather than a Zarr store.
 is_reference_set <- function(location) {
-  if (grepl("^https?://", location, ignore.case = TRUE) || is_object_url(location)) {
+  # (a URL has "://": the cheaper test first, an open of a folder being the usual case)
+  if (grepl("://", location, fixed = TRUE) &&
+        (grepl("^https?://", location, ignore.case = TRUE) || is_object_url(location))) {
     # By name: a store's URL gets no probing request. Parquet folders are
     # named "<name>.parq" by kerchunk and fsspec.
     return(grepl("[.](json([.](gz|zst))?|parq(uet)?/?)([?].*)?$", location, ignore.case = TRUE))
   }
-  path <- path.expand(sub("^file://", "", location))
+  path <- path.expand(without_file_scheme(location))
   if (file.exists(path) && !dir.exists(path)) return(TRUE)
   zmeta <- file.path(path, ".zmetadata")
   if (!dir.exists(path) || !file.exists(zmeta)) return(FALSE)

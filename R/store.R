@@ -233,13 +233,13 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
       check_flag(read_only, "read_only")
       super$initialize(read_only)
       root <- path.expand(root)
-      check_store_folder(sub("^file://", "", root))
+      check_store_folder(without_file_scheme(root))
       private$handle <- zarr_call(rz_store_local(
         enc2utf8(root), read_only, create,
         fsync = isTRUE(getOption("zarr.fsync", FALSE)),
         atomic = !isFALSE(getOption("zarr.atomic_writes", TRUE))
       ))
-      private$.root <- normalizePath(sub("^file://", "", root), winslash = "/", mustWork = FALSE)
+      private$.root <- normalizePath(without_file_scheme(root), winslash = "/", mustWork = FALSE)
     }
   ),
   active = list(
@@ -285,6 +285,9 @@ zarr_memorystore <- R6::R6Class("zarr_memorystore",
 )
 
 # ---------------------------------------------------------------- helpers
+
+# A path, or a `file://` URI as its path.
+without_file_scheme <- function(x) if (startsWith(x, "file://")) substring(x, 8L) else x
 
 # An existing folder with files in it must be a Zarr store.
 check_store_folder <- function(path) {

@@ -25,7 +25,7 @@ zarr <- R6::R6Class("zarr",
       private$.store <- store
       meta <- store$get_metadata("")
       if (is.null(meta)) zarr_abort("not_found", "the store has no root group or array ('zarr.json')")
-      private$.root <- build_node("", meta, NULL, store)
+      zarr_defer_root(private, meta, store)
     },
     #' @description Print a summary.
     #' @param ... Ignored.
@@ -39,7 +39,7 @@ zarr <- R6::R6Class("zarr",
     #' @param path An absolute path starting with "/".
     #' @return A [zarr_group] or [zarr_array], or NULL if there is none (a
     #'   path that does not start with "/" finds nothing either).
-    get_node = function(path) zarr_get_node(private$.root, path),
+    get_node = function(path) zarr_get_node(private, path),
     #' @description Add a group.
     #' @param path The path of the parent group.
     #' @param name The name of the new group.
@@ -98,6 +98,9 @@ zarr <- R6::R6Class("zarr",
   private = list(
     .store = NULL,
     .root = NULL,
+    # Children of the root opened by path before the root node was built
+    # (see zarr_defer_root()); NULL once it is.
+    .opened = NULL,
     group_at = function(path) {
       if (!inherits(private$.root, "zarr_group")) {
         zarr_abort("unsupported", "the store holds a single array: nodes cannot be added to it")
@@ -109,17 +112,69 @@ zarr <- R6::R6Class("zarr",
       }
       g
     },
-    set_root = function(node) private$.root <- node
+    set_root = function(node) {
+      private$.opened <- NULL
+      private$.root <- node
+    }
   )
 )
 
-# The node at an absolute `path` below `root`; NULL when there is none.
-zarr_get_node <- function(root, path) {
+# The root node is built when it is first asked for: `open_zarr(x)[["/a"]]`
+# then builds one node object, the array's, not the root group's too (an
+# R6 object costs about as much as the rest of such an open).
+zarr_defer_root <- function(private, meta, store) {
+  # (a root array has no children to open first)
+  private$.opened <- if (identical(meta$node_type, "group")) list()
+  delayedAssign(".root", zarr_build_root(private, meta, store), assign.env = private)
+}
+
+# The root node, with the children opened before it as its children.
+zarr_build_root <- function(private, meta, store) {
+  root <- build_node("", meta, NULL, store)
+  if (inherits(root, "zarr_group")) {
+    for (node in private$.opened) root$.__enclos_env__$private$add_child(node)
+  }
+  private$.opened <- NULL
+  root
+}
+
+# The node at an absolute `path`; NULL when there is none.
+zarr_get_node <- function(private, path) {
   if (!is.character(path) || length(path) != 1L || is.na(path) || !startsWith(path, "/")) return(NULL)
-  rel <- sub("^/+", "", path)
+  rel <- if (startsWith(path, "//")) sub("^/+", "", path) else substring(path, 2L)
+  if (!is.null(private$.opened) && nzchar(rel)) {
+    node <- root_child(private, rel)
+    if (!identical(node, FALSE)) return(node)
+  }
+  root <- private$.root
   if (!nzchar(rel)) return(root)
   if (!inherits(root, "zarr_group")) return(NULL)
   root$get_node(rel)
+}
+
+# The child `name` of a root group not yet built, opened as group_child()
+# would open it, its parent the root once that is asked for; NULL when
+# there is none. FALSE where only the root can answer: a path of more than
+# one name, a node that cannot be read, registered domains (their build()
+# is given the parent).
+root_child <- function(private, name) {
+  known <- private$.opened[[name]]
+  if (!is.null(known)) return(known)
+  if (grepl("/", name, fixed = TRUE) || name %in% c(".", "..") || length(domain_registry$domains)) return(FALSE)
+  store <- private$.store
+  meta <- child_metadata(store, name, warn = FALSE)
+  if (is.null(meta)) return(NULL)
+  if (!is.null(meta$unreadable)) return(FALSE)
+  node <- domain_registry$default$build(name, meta, NULL, store)
+  node_defer_parent(node, private)
+  node$post_open()
+  private$.opened[[name]] <- node
+  node
+}
+
+# The parent of a child of the root is the root node, built on first use.
+node_defer_parent <- function(node, zarr_private) {
+  delayedAssign(".parent", zarr_private$.root, assign.env = node$.__enclos_env__$private)
 }
 
 # The value of `expr`, a new node; NULL with a warning when it cannot be
@@ -293,14 +348,16 @@ open_zarr <- function(location, read_only = FALSE) {
   check_string(location, "location")
   check_flag(read_only, "read_only")
   if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
-  if (is_object_url(location)) {
-    return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
+  if (grepl("://", location, fixed = TRUE)) {
+    if (is_object_url(location)) {
+      return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
+    }
+    if (grepl("^https?://", location, ignore.case = TRUE)) {
+      # HTTP stores are always read-only, whatever `read_only` says.
+      return(zarr$new(r6_new(zarr_httpstore, location)))
+    }
   }
-  if (grepl("^https?://", location, ignore.case = TRUE)) {
-    # HTTP stores are always read-only, whatever `read_only` says.
-    return(zarr$new(zarr_httpstore$new(location)))
-  }
-  store <- zarr_localstore$new(location, read_only = read_only, create = FALSE)
+  store <- r6_new(zarr_localstore, location, read_only = read_only, create = FALSE)
   zarr$new(store)
 }
 

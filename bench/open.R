@@ -34,8 +34,11 @@ source(file.path(script_dir, "http_server.R"))
 results_md <- file.path(script_dir, "OPEN_RESULTS.md")
 
 reps <- as.integer(Sys.getenv("ZARR_BENCH_OPEN_REPS", "30"))
-rounds <- 3L
-fresh <- as.integer(Sys.getenv("ZARR_BENCH_OPEN_FRESH", "5"))
+# Rounds and fresh processes alternate R and Python: on a shared machine
+# the load moves within a minute, and 7 of each keep one busy spell from
+# deciding a median.
+rounds <- as.integer(Sys.getenv("ZARR_BENCH_OPEN_ROUNDS", "7"))
+fresh <- as.integer(Sys.getenv("ZARR_BENCH_OPEN_FRESH", "7"))
 
 venv <- Sys.getenv("ZARR_BENCH_VENV", Sys.getenv("ZARR_TEST_VENV", file.path(script_dir, ".venv")))
 python <- file.path(venv, "bin", "python")

@@ -226,6 +226,28 @@ test_that("groups and arrays list every path once after reopening", {
   expect_identical(z2$arrays, c("/g1/h/arr", "/top"))
 })
 
+test_that("a node opened by its path before the root is the root's child, once", {
+  path <- local_store_path()
+  z <- create_zarr(path)
+  z$add_group("/", "g")
+  z$add_array("/", "x", define_array("int32", 3))
+  z$add_array("/g", "y", define_array("int32", 2))
+  z[["/x"]]$write(1:3)
+  z2 <- open_zarr(path)
+  x <- z2[["/x"]]
+  g <- z2[["/g"]]
+  expect_null(z2[["/nope"]])
+  expect_identical(z2[["/x"]], x)
+  expect_identical(x$path, "/x")
+  expect_identical(x[], 1:3)
+  expect_identical(x$parent, z2$root)
+  expect_identical(z2$root$get_node("x"), x)
+  expect_identical(z2[["/g/y"]]$parent, g)
+  expect_identical(g$get_node("..")$path, "/")
+  expect_identical(vapply(z2$root$children, function(ch) ch$name, ""), c("g", "x"))
+  expect_identical(z2$arrays, c("/g/y", "/x"))
+})
+
 test_that("add_group() and add_array() on a missing parent or an array return NULL with a warning", {
   z <- create_zarr()
   expect_warning(expect_null(z$add_group("/missing", "g")), class = "zarr_warning", regexp = "/missing")

@@ -219,8 +219,7 @@ fn read_r_form(
     let Some((node, warning)) = metadata::read_node_by(path, &fetch)? else {
         return Ok(None);
     };
-    let text = serde_json::to_vec(&metadata::r_form(&node))?;
-    let (node, doc) = metadata::canonical(&text, true)?;
+    let (node, doc) = metadata::canonical_value(&metadata::r_form(&node), true)?;
     Ok(Some((node, doc, warning)))
 }
 
@@ -263,8 +262,7 @@ fn consolidated_entries(
             continue;
         }
         let doc = node.and_then(|n| {
-            let t = serde_json::to_vec(&metadata::r_form(&n))?;
-            let (_, canon) = metadata::canonical(&t, true)?;
+            let (_, canon) = metadata::canonical_value(&metadata::r_form(&n), true)?;
             Ok(serde_json::to_string(&canon)?)
         });
         out.entry(path).or_insert(Entry { doc, current: true });

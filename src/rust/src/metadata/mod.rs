@@ -253,11 +253,16 @@ impl NodeMetadata {
 /// zarr.json, with `zarr_format` 2 for v2 nodes, where a null fill value
 /// means "no missing-value marker".
 pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
-    let mut doc: Value = serde_json::from_slice(bytes)?;
+    parse_r_form_value(&serde_json::from_slice(bytes)?)
+}
+
+/// `parse_r_form` of a document already parsed as JSON.
+pub fn parse_r_form_value(doc: &Value) -> Result<NodeMetadata> {
     let v2 = doc.get("zarr_format").and_then(Value::as_u64) == Some(2);
     if !v2 {
-        return v3::parse(bytes);
+        return v3::parse_value(doc);
     }
+    let mut doc = doc.clone();
     let obj = doc
         .as_object_mut()
         .ok_or_else(|| ZarrError::Metadata("metadata must be a JSON object".into()))?;
@@ -281,7 +286,7 @@ pub fn parse_r_form(bytes: &[u8]) -> Result<NodeMetadata> {
         };
         obj.insert("fill_value".into(), any_fill);
     }
-    let mut node = v3::parse(&serde_json::to_vec(&doc)?)?;
+    let mut node = v3::parse_value(&doc)?;
     match &mut node {
         NodeMetadata::Array(a) => {
             a.zarr_format = 2;
@@ -448,7 +453,12 @@ pub fn unreadable(doc: &Value, e: &ZarrError) -> Value {
 /// arrays are decimal strings: R's JSON parser cannot hold every 64-bit
 /// integer as a number, and the parsers here accept that form back.
 pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Value)> {
-    let node = parse_r_form(bytes)?;
+    canonical_value(&serde_json::from_slice(bytes)?, int64_as_text)
+}
+
+/// `canonical` of a document already parsed as JSON.
+pub fn canonical_value(form: &Value, int64_as_text: bool) -> Result<(NodeMetadata, Value)> {
+    let node = parse_r_form_value(form)?;
     let mut doc = r_form(&node);
     if let (true, NodeMetadata::Array(a)) = (int64_as_text, &node) {
         // ("NaT", the fill of a numpy.datetime64 array, stays as it is.)
@@ -461,8 +471,7 @@ pub fn canonical(bytes: &[u8], int64_as_text: bool) -> Result<(NodeMetadata, Val
     }
     if let Some(Value::Object(entries)) = doc.pointer_mut("/consolidated_metadata/metadata") {
         for (path, entry) in entries.iter_mut() {
-            let text = serde_json::to_vec(entry)?;
-            *entry = match canonical(&text, int64_as_text) {
+            *entry = match canonical_value(entry, int64_as_text) {
                 Ok((_, canon)) => canon,
                 // One node this reader cannot represent must not hide the
                 // others: it stays listed, and opening it raises this error.

@@ -259,7 +259,14 @@ fn parse_group(obj: &Map<String, Value>) -> Result<GroupMetadata> {
 pub fn parse(bytes: &[u8]) -> Result<NodeMetadata> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| malformed(format!("zarr.json is not UTF-8: {e}")))?;
-    let doc: Value = serde_json::from_str(text)?;
+    parse_value(&serde_json::from_str(text)?)
+}
+
+/// `parse` of a document already parsed as JSON: a caller holding the
+/// value (R-form documents, consolidated entries) saves a serialisation
+/// and a parse, which for a root with 1,000 consolidated arrays is most of
+/// its open.
+pub fn parse_value(doc: &Value) -> Result<NodeMetadata> {
     let obj = doc
         .as_object()
         .ok_or_else(|| malformed("zarr.json must hold a JSON object"))?;
