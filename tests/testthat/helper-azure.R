@@ -56,7 +56,11 @@ wait_for_port <- function(p, port, log, what) {
                                      error = function(e) NULL))
     if (!is.null(con)) {
       close(con)
-      return(invisible(TRUE))
+      # Ports are picked at random while other test runs on the machine
+      # pick theirs: a server that found its port taken exits, and what
+      # answered was someone else's. FALSE tells the caller to try another.
+      Sys.sleep(0.2)
+      return(invisible(p$is_alive()))
     }
     if (!p$is_alive() || Sys.time() > deadline) {
       stop(what, " did not start: ", paste(readLines(log, warn = FALSE), collapse = "\n"))

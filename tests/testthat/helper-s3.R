@@ -71,25 +71,16 @@ free_port <- function() {
 # there are none: every signed request is then refused with 403.
 start_moto <- function(env = parent.frame(), auth = FALSE) {
   server <- moto_server_path()
-  port <- free_port()
-  log <- tempfile("moto-", fileext = ".log")
   envvars <- c("current", LD_LIBRARY_PATH = "", if (auth) c(INITIAL_NO_AUTH_ACTION_COUNT = "0"))
-  p <- processx::process$new(server, c("-H", "127.0.0.1", "-p", as.character(port)),
-                             stdout = log, stderr = "2>&1", env = envvars, cleanup = TRUE)
-  withr::defer(if (p$is_alive()) p$kill(), envir = env)
-  deadline <- Sys.time() + 30
-  repeat {
-    con <- suppressWarnings(tryCatch(socketConnection("127.0.0.1", port, timeout = 1, open = "r+b"),
-                                     error = function(e) NULL))
-    if (!is.null(con)) {
-      close(con)
-      break
-    }
-    if (!p$is_alive() || Sys.time() > deadline) {
-      stop("moto_server did not start: ", paste(readLines(log, warn = FALSE), collapse = "\n"))
-    }
-    Sys.sleep(0.1)
+  for (attempt in 1:3) {
+    port <- free_port()
+    log <- tempfile("moto-", fileext = ".log")
+    p <- processx::process$new(server, c("-H", "127.0.0.1", "-p", as.character(port)),
+                               stdout = log, stderr = "2>&1", env = envvars, cleanup = TRUE)
+    withr::defer(if (p$is_alive()) p$kill(), envir = env)
+    if (wait_for_port(p, port, log, "moto_server")) break
   }
+  if (!p$is_alive()) stop("moto_server did not start: ", paste(readLines(log, warn = FALSE), collapse = "\n"))
   list(endpoint = sprintf("http://127.0.0.1:%d", port), port = port, process = p)
 }
 
@@ -127,15 +118,18 @@ moto_bucket <- local({
 # counts requests; list(endpoint, port, process). Stopped when `env` ends.
 start_s3_proxy <- function(server, fail_first = 0L, delay_ms = 0, env = parent.frame()) {
   py <- venv_python_path(moto_venv_dir())
-  port <- free_port()
-  log <- tempfile("s3-proxy-", fileext = ".log")
-  p <- processx::process$new(py, c(testthat::test_path("proxy", "s3_proxy.py"), "--port", port,
-                                   "--upstream", server$endpoint, "--fail-first", fail_first,
-                                   "--delay-ms", delay_ms),
-                             stdout = log, stderr = "2>&1", env = c("current", LD_LIBRARY_PATH = ""),
-                             cleanup = TRUE)
-  withr::defer(if (p$is_alive()) p$kill(), envir = env)
-  wait_for_port(p, port, log, "the S3 proxy")
+  for (attempt in 1:3) {
+    port <- free_port()
+    log <- tempfile("s3-proxy-", fileext = ".log")
+    p <- processx::process$new(py, c(testthat::test_path("proxy", "s3_proxy.py"), "--port", port,
+                                     "--upstream", server$endpoint, "--fail-first", fail_first,
+                                     "--delay-ms", delay_ms),
+                               stdout = log, stderr = "2>&1", env = c("current", LD_LIBRARY_PATH = ""),
+                               cleanup = TRUE)
+    withr::defer(if (p$is_alive()) p$kill(), envir = env)
+    if (wait_for_port(p, port, log, "the S3 proxy")) break
+  }
+  if (!p$is_alive()) stop("the S3 proxy did not start: ", paste(readLines(log, warn = FALSE), collapse = "\n"))
   list(endpoint = sprintf("http://127.0.0.1:%d", port), port = port, process = p)
 }
 

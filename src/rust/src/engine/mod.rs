@@ -14,6 +14,7 @@
 //!   writes of shards the selection covers whole;
 //! - `strings`: reads and writes of string arrays.
 
+mod fetch;
 mod plan;
 mod read;
 mod shard;

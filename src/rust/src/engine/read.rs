@@ -2,7 +2,8 @@
 //! decoded and scattered in parallel; chunks stored as R holds them read
 //! straight into the result; byte ranges of uncompressed chunks.
 
-use super::plan::{cartesian, chunk_columns, chunk_index, read_spans, Chunk, BATCH};
+use super::fetch::{fetch_pipelined, in_flight_for};
+use super::plan::{cartesian, chunk_columns, chunk_index, read_spans};
 use super::{Array, IoOptions};
 use crate::codec::Warnings;
 use crate::convert::{self, Lossy, RBufMut, RBufPtr, Span};
@@ -78,7 +79,7 @@ impl Array {
         }
     }
     /// Read whole chunks: fetch, decode, scatter, in parallel. Stores with
-    /// latency fetch a batch of chunks concurrently first.
+    /// latency fetch many chunks concurrently, as a pipeline.
     fn read_chunks(
         &self,
         sel: &Selection,
@@ -106,42 +107,26 @@ impl Array {
                 Ok(())
             });
         }
-        crate::pool::expect_items(chunks.len());
-        let batches: Vec<&[Chunk]> = chunks.chunks(BATCH).collect();
-        let fetch = |batch: &[Chunk]| {
-            let keys: Vec<(StoreKey, ByteRange)> = batch
-                .iter()
-                .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
-                .collect();
-            let fetched = self.store.get_many(&keys);
-            (keys, fetched)
-        };
-        let Some(first) = batches.first() else {
-            return Ok(());
-        };
-        // The next batch is fetched while this one is decoded, so that the
-        // link and the cores are busy at once.
-        std::thread::scope(|scope| -> Result<()> {
-            let mut current = fetch(first);
-            for (b, batch) in batches.iter().enumerate() {
-                let ahead = batches
-                    .get(b + 1)
-                    .map(|next| scope.spawn(move || fetch(next)));
-                let (keys, fetched) = current;
-                let jobs: Vec<_> = batch.iter().zip(keys.iter().zip(fetched)).collect();
-                run_tasks(&jobs, opts.threads, |(c, ((key, _), raw))| {
-                    let raw = raw.clone().map_err(|e| e.context(&self.chunk_what(key)))?;
-                    let data = self.decode_chunk(key, raw, opts, warnings)?;
-                    self.scatter(data.as_deref(), &strides, c, dst, lossy);
-                    Ok(())
-                })?;
-                match ahead {
-                    Some(h) => current = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                    None => break,
-                }
-            }
-            Ok(())
-        })
+        // Fetched with many requests in flight, each chunk decoded as soon
+        // as it is in (see fetch.rs).
+        let requests: Vec<(StoreKey, ByteRange)> = chunks
+            .iter()
+            .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
+            .collect();
+        let decoded = shape.iter().product::<usize>() * self.meta.data_type.size();
+        fetch_pipelined(
+            self.store.as_ref(),
+            &requests,
+            in_flight_for(decoded),
+            opts.threads,
+            |i, raw| {
+                let key = &requests[i].0;
+                let raw = raw.map_err(|e| e.context(&self.chunk_what(key)))?;
+                let data = self.decode_chunk(key, raw, opts, warnings)?;
+                self.scatter(data.as_deref(), &strides, &chunks[i], dst, lossy);
+                Ok(())
+            },
+        )
     }
     /// Read chunk `c` from the store straight into its place in `dst`,
     /// one column of the chunk per buffer, without a copy in between; then

@@ -2,6 +2,7 @@
 //! the selection needs, after each touched shard's index), and writes of
 //! shards the selection covers whole, encoded straight from R memory.
 
+use super::fetch::{fetch_pipelined, in_flight_for};
 use super::plan::{
     cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, BATCH,
 };
@@ -40,77 +41,124 @@ impl Array {
         if !self.store.prefers_batches() {
             return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
         }
-        // Fetching is per shard (one index each); decoding is per inner
-        // chunk, in parallel across all shards of a round. A round holds up
-        // to BATCH inner chunks, and the whole shards of the next round are
-        // fetched while this one is decoded, so that the link and the
-        // cores are busy at once.
         let per_shard: usize = grid.iter().product();
         let groups = group_by_shard(&chunks, &grid);
-        let rounds = shard_rounds(&groups);
-        let Some(first) = rounds.first() else {
-            return Ok(());
-        };
-        std::thread::scope(|scope| -> Result<()> {
-            let mut prefetched = self.fetch_whole_shards(first, per_shard);
-            for (r, round) in rounds.iter().enumerate() {
-                let ahead = rounds
-                    .get(r + 1)
-                    .map(|next| scope.spawn(move || self.fetch_whole_shards(next, per_shard)));
-                let items: Vec<(usize, &ShardGroup)> = round.iter().enumerate().collect();
-                let fetched = collect_tasks(&items, opts.threads, |(i, (sidx, cs))| {
-                    let pre = prefetched[*i]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .take();
-                    self.fetch_inner_chunks(sh, &grid, sidx, cs, pre, opts, warnings)
-                })?;
-                let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
-                run_tasks(&jobs, opts.threads, |job| {
-                    let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    let data = match bytes {
-                        None => None,
-                        Some(b) => {
-                            let what = format!(
-                                "{} (inner chunk {:?})",
-                                self.chunk_what(&job.key),
-                                job.position()
-                            );
-                            let ctx = opts.context(warnings, &what);
-                            Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
-                        }
-                    };
-                    self.scatter(data.as_deref(), &inner_strides, job.chunk, dst, lossy);
-                    Ok(())
-                })?;
-                if let Some(h) = ahead {
-                    prefetched = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                }
-            }
-            Ok(())
-        })
+        let (whole, ranged): (Vec<ShardGroup>, Vec<ShardGroup>) = groups
+            .into_iter()
+            .partition(|(_, cs)| cs.len() * 2 > per_shard);
+        // Shards needed (mostly) whole: one request each, all in flight at
+        // once within the fetch budget, each decoded as soon as it is in
+        // by the thread that takes it (a read of one shard spreads its
+        // inner chunks over all threads).
+        let requests: Vec<(StoreKey, ByteRange)> = whole
+            .iter()
+            .map(|(sidx, _)| (self.chunk_key(sidx), ByteRange::All))
+            .collect();
+        let decoded =
+            per_shard * sh.inner_shape.iter().product::<usize>() * self.meta.data_type.size();
+        fetch_pipelined(
+            self.store.as_ref(),
+            &requests,
+            in_flight_for(decoded),
+            opts.threads,
+            |i, got| {
+                let part = self.shard_part(sh, &grid, &whole[i]);
+                let got = got.map_err(|e| e.context(&part.what))?;
+                let jobs = self.split_whole_shard(&part, got, opts, warnings)?;
+                run_tasks(&jobs, crate::pool::threads(), |job| {
+                    self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+                })
+            },
+        )?;
+        // Shards needed in part: each one's index, then the byte ranges of
+        // its inner chunks, a shard per task, in rounds of up to BATCH
+        // inner chunks (to bound memory), each decoded in parallel.
+        for round in shard_rounds(&ranged) {
+            let fetched = collect_tasks(round, opts.threads, |group| {
+                let part = self.shard_part(sh, &grid, group);
+                self.fetch_inner_chunks(&part, opts, warnings)
+            })?;
+            let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
+            run_tasks(&jobs, opts.threads, |job| {
+                self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+            })?;
+        }
+        Ok(())
     }
 
-    /// The shards of `round` needed (mostly) whole, fetched in one batch
-    /// with all in flight at once (a task per shard had only `threads`
-    /// requests in flight, a round trip each); by position in the round,
-    /// None for the others.
-    fn fetch_whole_shards(&self, round: &[ShardGroup<'_>], per_shard: usize) -> Vec<Prefetched> {
-        let mut out: Vec<Prefetched> = round.iter().map(|_| Mutex::new(None)).collect();
-        let whole: Vec<(usize, (StoreKey, ByteRange))> = round
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, cs))| cs.len() * 2 > per_shard)
-            .map(|(i, (sidx, _))| (i, (self.chunk_key(sidx), ByteRange::All)))
-            .collect();
-        if !whole.is_empty() {
-            let requests: Vec<(StoreKey, ByteRange)> =
-                whole.iter().map(|(_, r)| r.clone()).collect();
-            for ((i, _), got) in whole.iter().zip(self.store.get_many(&requests)) {
-                out[*i] = Mutex::new(Some(got));
-            }
+    /// The shard of `group` as one read sees it.
+    fn shard_part<'a, 'p>(
+        &self,
+        sh: &'a Sharding,
+        grid: &'a [usize],
+        group: &'a ShardGroup<'p>,
+    ) -> ShardPart<'a, 'p> {
+        let key = self.chunk_key(&group.0);
+        let what = self.chunk_what(&key);
+        ShardPart {
+            sh,
+            grid,
+            key,
+            what,
+            cs: &group.1,
         }
-        out
+    }
+
+    /// Decode one fetched inner chunk (or take the fill value, when it is
+    /// not stored) and scatter it into `dst`.
+    #[allow(clippy::too_many_arguments)]
+    fn decode_inner(
+        &self,
+        sh: &Sharding,
+        job: &InnerFetch,
+        inner_strides: &[usize],
+        dst: &RBufPtr,
+        opts: IoOptions,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let data = match bytes {
+            None => None,
+            Some(b) => {
+                let what = format!(
+                    "{} (inner chunk {:?})",
+                    self.chunk_what(&job.key),
+                    job.position()
+                );
+                let ctx = opts.context(warnings, &what);
+                Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
+            }
+        };
+        self.scatter(data.as_deref(), inner_strides, job.chunk, dst, lossy);
+        Ok(())
+    }
+
+    /// The inner chunks `part.cs` of a shard fetched whole (None: the
+    /// shard is missing), each with its stored bytes.
+    fn split_whole_shard<'p>(
+        &self,
+        part: &ShardPart<'_, 'p>,
+        got: Option<Vec<u8>>,
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Vec<InnerFetch<'p>>> {
+        let (sh, grid, what) = (part.sh, part.grid, part.what.as_str());
+        let Some(data) = got else {
+            return Ok(part.cs.iter().map(|c| part.job(c, None)).collect());
+        };
+        let ctx = opts.context(warnings, what);
+        let entries = sh.decode_index(sh.index_of(&data, grid, what)?.to_vec(), grid, &ctx)?;
+        part.cs
+            .iter()
+            .map(|c| {
+                let bytes = match entries[position_in_shard(c, grid)] {
+                    None => None,
+                    Some(e) => Some(sh.inner_bytes(&data, e, what)?.to_vec()),
+                };
+                Ok(part.job(c, bytes))
+            })
+            .collect()
     }
 
     /// `read_sharded` on a store without latency: all touched shard
@@ -177,32 +225,26 @@ impl Array {
         })
     }
 
-    /// The stored bytes of the inner chunks `cs` of shard `sidx` (None
-    /// for those not stored, or when the shard is missing). The index and
-    /// the inner chunks come from one version of the shard: a shard
-    /// replaced between the two reads (a store that can tell gives a
-    /// `Conflict`) is read again, up to `SHARD_READ_ATTEMPTS` times.
-    #[allow(clippy::too_many_arguments)]
+    /// The stored bytes of the inner chunks a read needs from a shard it
+    /// needs only in part (None for those not stored, or when the shard is
+    /// missing): its index, then their byte ranges. The index and the
+    /// inner chunks come from one version of the shard: a shard replaced
+    /// between the two reads (a store that can tell gives a `Conflict`) is
+    /// read again, up to `SHARD_READ_ATTEMPTS` times.
     fn fetch_inner_chunks<'p>(
         &self,
-        sh: &Sharding,
-        grid: &[usize],
-        sidx: &[u64],
-        cs: &[&'p Vec<&'p DimChunk>],
-        mut prefetched: Option<Result<Option<Vec<u8>>>>,
+        part: &ShardPart<'_, 'p>,
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
-        let key = self.chunk_key(sidx);
-        let what = self.chunk_what(&key);
         let mut attempt = 1;
         loop {
-            let pre = prefetched.take();
-            match self.fetch_inner_once(sh, grid, &key, &what, cs, pre, opts, warnings) {
+            match self.fetch_inner_once(part, opts, warnings) {
                 Err(ZarrError::Conflict(_)) if attempt < SHARD_READ_ATTEMPTS => attempt += 1,
                 Err(ZarrError::Conflict(why)) => {
                     return Err(ZarrError::Conflict(format!(
-                        "{what}: the shard changed while it was read, {attempt} times ({why})"
+                        "{}: the shard changed while it was read, {attempt} times ({why})",
+                        part.what
                     )))
                 }
                 other => return other,
@@ -211,60 +253,28 @@ impl Array {
     }
 
     /// One attempt of `fetch_inner_chunks`.
-    #[allow(clippy::too_many_arguments)]
     fn fetch_inner_once<'p>(
         &self,
-        sh: &Sharding,
-        grid: &[usize],
-        key: &StoreKey,
-        what: &str,
-        cs: &[&'p Vec<&'p DimChunk>],
-        prefetched: Option<Result<Option<Vec<u8>>>>,
+        part: &ShardPart<'_, 'p>,
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
+        let (sh, grid, what) = (part.sh, part.grid, part.what.as_str());
         let ctx = opts.context(warnings, what);
-        let job = |chunk, bytes| InnerFetch {
-            chunk,
-            bytes: std::sync::Mutex::new(bytes),
-            key: key.clone(),
-        };
-        let per_shard: usize = grid.iter().product();
-        // Most of the shard is needed: one read of it beats many ranges.
-        if cs.len() * 2 > per_shard {
-            let got = match prefetched {
-                Some(got) => got,
-                None => self.store.get(key, ByteRange::All),
-            };
-            let Some(data) = got.map_err(|e| e.context(what))? else {
-                return Ok(cs.iter().map(|c| job(*c, None)).collect());
-            };
-            let entries = sh.decode_index(sh.index_of(&data, grid, what)?.to_vec(), grid, &ctx)?;
-            return cs
-                .iter()
-                .map(|c| {
-                    let bytes = match entries[position_in_shard(c, grid)] {
-                        None => None,
-                        Some(e) => Some(sh.inner_bytes(&data, e, what)?.to_vec()),
-                    };
-                    Ok(job(*c, bytes))
-                })
-                .collect();
-        }
         let Some((index_bytes, pinned)) = self
             .store
-            .get_pinned(key, sh.index_range(grid)?)
+            .get_pinned(&part.key, sh.index_range(grid)?)
             .map_err(|e| e.context(what))?
         else {
-            return Ok(cs.iter().map(|c| job(*c, None)).collect());
+            return Ok(part.cs.iter().map(|c| part.job(c, None)).collect());
         };
         let entries = sh.decode_index(index_bytes, grid, &ctx)?;
-        let mut out = Vec::with_capacity(cs.len());
+        let mut out = Vec::with_capacity(part.cs.len());
         let mut ranged = Vec::new();
         let mut ranges = Vec::new();
-        for c in cs {
+        for c in part.cs {
             match entries[position_in_shard(c, grid)] {
-                None => out.push(job(*c, None)),
+                None => out.push(part.job(c, None)),
                 Some((offset, length)) => {
                     ranged.push(*c);
                     ranges.push(ByteRange::Range { offset, length });
@@ -277,7 +287,7 @@ impl Array {
                 ZarrError::Conflict(_) => e,
                 e => e.context(what),
             })?;
-            out.push(job(c, Some(bytes)));
+            out.push(part.job(c, Some(bytes)));
         }
         Ok(out)
     }
@@ -381,8 +391,25 @@ impl Array {
 /// The inner chunks a read needs from one shard, by the shard's index.
 type ShardGroup<'p> = (Vec<u64>, Vec<&'p Vec<&'p DimChunk>>);
 
-/// A whole shard fetched ahead of its task (see `fetch_whole_shards`).
-type Prefetched = Mutex<Option<Result<Option<Vec<u8>>>>>;
+/// One shard of a read: its codec, inner chunk grid, key, name for
+/// errors, and the inner chunks the read needs from it.
+struct ShardPart<'a, 'p> {
+    sh: &'a Sharding,
+    grid: &'a [usize],
+    key: StoreKey,
+    what: String,
+    cs: &'a [&'p Vec<&'p DimChunk>],
+}
+
+impl<'p> ShardPart<'_, 'p> {
+    fn job(&self, chunk: &'p Vec<&'p DimChunk>, bytes: Option<Vec<u8>>) -> InnerFetch<'p> {
+        InnerFetch {
+            chunk,
+            bytes: Mutex::new(bytes),
+            key: self.key.clone(),
+        }
+    }
+}
 
 /// `groups` cut into rounds of at most BATCH inner chunks (at least one
 /// shard each), in order.

@@ -89,6 +89,29 @@ pub trait Store: Send + Sync {
     fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
         requests.iter().map(|(k, r)| self.get(k, *r)).collect()
     }
+    /// Fetch several values with up to `in_flight` requests out at once,
+    /// handing each to `arrived` (with its position in `requests`) as it
+    /// comes in, on the calling thread; when `arrived` returns false no
+    /// further request starts. The default fetches up to 64 at a time
+    /// with `get_many` (a window is handed over once all of it is in, and
+    /// the next is fetched while it is decoded); stores that can hand
+    /// values over one by one as they arrive override it.
+    fn get_each(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+        in_flight: usize,
+        arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
+    ) {
+        let mut at = 0;
+        for part in requests.chunks(in_flight.clamp(1, 64)) {
+            for got in self.get_many(part) {
+                if !arrived(at, got) {
+                    return;
+                }
+                at += 1;
+            }
+        }
+    }
     /// Whether the engine should fetch chunks with `get_many` in batches
     /// (true for network stores) instead of one `get` per decode task.
     fn prefers_batches(&self) -> bool {

@@ -566,6 +566,29 @@ impl Store for ObjectStore {
         )
     }
 
+    fn get_each(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+        in_flight: usize,
+        arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
+    ) {
+        let in_flight = in_flight.clamp(1, self.options.max_concurrency);
+        self.runtime.block_on(async {
+            let mut got = stream::iter(
+                requests
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, r))| async move { (i, self.get_async(k, *r).await) }),
+            )
+            .buffer_unordered(in_flight);
+            while let Some((i, value)) = got.next().await {
+                if !arrived(i, value) {
+                    return;
+                }
+            }
+        })
+    }
+
     fn prefers_batches(&self) -> bool {
         true
     }

@@ -594,6 +594,10 @@ impl Store for RefStore {
     /// flight, on scoped threads; the rest one after another. Results are
     /// in the order of `requests`.
     fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        if let Source::Parquet(lazy) = &self.source {
+            let keys: Vec<&str> = requests.iter().map(|(k, _)| k.as_str()).collect();
+            lazy.load_for(&keys);
+        }
         let resolved: Vec<Result<Option<Ref>>> =
             requests.iter().map(|(k, _)| self.resolve(k)).collect();
         let fetch = |i: usize| -> Result<Option<Vec<u8>>> {

@@ -14,7 +14,7 @@
 use super::remote::HttpPool;
 use super::{Base, Ref, Targets};
 use crate::error::{Result, ZarrError};
-use crate::store::{validate_key, ByteRange};
+use crate::store::{fetch_concurrently, validate_key, ByteRange};
 use parquet::basic::Type as PhysicalType;
 use parquet::column::reader::get_typed_column_reader;
 use parquet::data_type::{ByteArrayType, DataType, Int32Type, Int64Type};
@@ -392,6 +392,34 @@ impl LazyRefs {
         Ok(out)
     }
 
+    /// Read the reference files that the chunk keys `keys` need and the
+    /// cache lacks, all at once, when they are remote: resolved one key
+    /// after another, a read of many chunks waited a round trip per file.
+    /// A file that fails is left for the key's own lookup to report.
+    pub(super) fn load_for(&self, keys: &[&str]) {
+        if !matches!(self.root, Root::Remote { .. }) {
+            return;
+        }
+        let mut want: Vec<(String, u64)> = keys
+            .iter()
+            .filter_map(|k| self.locate(k))
+            .map(|(field, _, n)| (field.to_string(), n / self.record_size))
+            .collect();
+        want.sort();
+        want.dedup();
+        {
+            let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            want.retain(|id| !cache.files.contains_key(id));
+        }
+        // More than the cache holds would push each other out.
+        want.truncate(CACHE_FILES);
+        if want.len() < 2 {
+            return;
+        }
+        let workers = want.len().min(super::MAX_CONCURRENCY);
+        fetch_concurrently(want.len(), workers, |i| self.load(&want[i].0, want[i].1));
+    }
+
     /// The rows of `<field>/refs.<record>.parq`, from the cache or read now.
     fn load(&self, field: &str, record: u64) -> Result<Arc<Rows>> {
         let id = (field.to_string(), record);
@@ -473,8 +501,12 @@ impl LazyRefs {
                     ))),
                 }
             }
-            Root::Remote { pool, query, .. } => {
-                let (store, key) = pool.locate(&format!("{shown}{query}"))?;
+            Root::Remote { pool, query, url } => {
+                // The folder names are store keys, which may hold "%" or
+                // characters a URL escapes: escaped here, so that locating
+                // the URL decodes them back to the same names.
+                let file = format!("{url}/{}{query}", url_escape(&file_name(field, record)));
+                let (store, key) = pool.locate(&file)?;
                 match store.get(&key, ByteRange::All) {
                     Ok(Some(bytes)) => self.read_rows(bytes::Bytes::from(bytes), &shown),
                     Ok(None) => Ok(Vec::new()),
@@ -614,6 +646,19 @@ fn folder(field: &str) -> String {
 
 fn file_name(field: &str, record: u64) -> String {
     format!("{}refs.{record}.parq", folder(field))
+}
+
+/// `path` with every byte but unreserved ones and "/" percent-escaped.
+fn url_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The array path and chunk grid of a metadata document, if it is the

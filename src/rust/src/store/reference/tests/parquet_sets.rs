@@ -568,3 +568,59 @@ fn reference_parquet_rows_across_row_groups_nulls_and_int32_columns() {
         ]
     );
 }
+
+#[test]
+fn reference_parquet_over_http_fetches_the_files_a_batch_needs_at_once_and_escapes_folders() {
+    // An array folder named "a%41b": sent unescaped, the request would ask
+    // for "aAb" and find nothing, and the chunks would read as missing.
+    let dir = TempDir::new("parquet-remote");
+    let root = dir.join("refs.parq");
+    std::fs::create_dir_all(&root).unwrap();
+    let zmeta = json!({
+        "record_size": 1,
+        "metadata": {"a%41b/.zarray": {"shape": [4], "chunks": [1], "dtype": "|u1", "zarr_format": 2}}
+    });
+    std::fs::write(root.join(".zmetadata"), zmeta.to_string()).unwrap();
+    let mut files: Vec<(String, Vec<u8>)> = vec![(
+        "refs.parq/.zmetadata".into(),
+        zmeta.to_string().into_bytes(),
+    )];
+    for n in 0..4u8 {
+        let path = root.join(format!("a%41b/refs.{n}.parq"));
+        let value = [b'v', b'0' + n];
+        pq::write_refs(&path, &[(None, 0, 0, Some(&value[..]))], pq::zstd());
+        files.push((
+            format!("refs.parq/a%41b/refs.{n}.parq"),
+            std::fs::read(&path).unwrap(),
+        ));
+    }
+    let files: Vec<(&str, Vec<u8>)> = files.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let server = test_server::serve(
+        "",
+        &files,
+        Mode {
+            delay_ms: 100,
+            ..Mode::default()
+        },
+    );
+    let s = RefStore::open(&format!("{}/refs.parq", server.url)).unwrap();
+    let keys: Vec<(StoreKey, ByteRange)> = (0..4)
+        .map(|n| (StoreKey::new(format!("a%41b/{n}")).unwrap(), ByteRange::All))
+        .collect();
+    let got: Vec<Option<Vec<u8>>> = s.get_many(&keys).into_iter().map(|r| r.unwrap()).collect();
+    let want: Vec<Option<Vec<u8>>> = (0..4u8).map(|n| Some(vec![b'v', b'0' + n])).collect();
+    assert_eq!(got, want);
+    let stats = server.stats.lock().unwrap();
+    let parq: Vec<&String> = stats
+        .paths
+        .iter()
+        .filter(|p| p.ends_with(".parq"))
+        .collect();
+    assert_eq!(parq.len(), 4, "{:?}", stats.paths);
+    assert!(
+        parq.iter().all(|p| p.contains("/refs.parq/a%2541b/refs.")),
+        "{parq:?}"
+    );
+    // The four files were in flight together, not one after another.
+    assert!(stats.max_in_flight >= 2, "{}", stats.max_in_flight);
+}
