@@ -274,7 +274,9 @@ fn http_timeouts_are_io_errors_naming_the_limit() {
     let store = HttpStore::with_options(&server.url, options).unwrap();
     let t0 = Instant::now();
     let e = kind(store.get_str("r", ByteRange::All), "io");
-    assert!(t0.elapsed() < Duration::from_secs(3));
+    // The server never answers: only the limit ends the request. The bound
+    // is a guard against a hang, far above the 0.3 s limit.
+    assert!(t0.elapsed() < Duration::from_secs(30));
     assert!(e.message().contains("timed out after 0.3 s"), "{e}");
     assert!(e.message().contains(&format!("{}/r", server.url)), "{e}");
 }
@@ -300,9 +302,7 @@ fn http_get_many_is_concurrent_ordered_and_reuses_connections() {
     requests.push(("missing".into(), ByteRange::All));
     requests.push(("c/3".into(), ByteRange::Suffix(2)));
     requests.push(("../bad".into(), ByteRange::All));
-    let t0 = Instant::now();
     let got = store.get_many_str(&requests);
-    let elapsed = t0.elapsed();
     assert_eq!(got.len(), requests.len());
     for (i, r) in got.iter().take(64).enumerate() {
         assert_eq!(
@@ -313,17 +313,23 @@ fn http_get_many_is_concurrent_ordered_and_reuses_connections() {
     assert_eq!(got[64].as_ref().unwrap(), &None);
     assert_eq!(got[65].as_ref().unwrap().as_deref(), Some(&[3u8, 3][..]));
     assert_eq!(got[66].as_ref().unwrap_err().kind(), "invalid_key");
-    // 66 requests of 50 ms one after another take 3.3 s; 16 at a time
-    // about 0.25 s.
-    assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
+    // Concurrency is shown by the server's count of requests in flight, not
+    // by a time, which a loaded machine stretches.
     let s = server.stats.lock().unwrap();
     assert!(
         s.max_in_flight > 1 && s.max_in_flight <= 16,
         "{}",
         s.max_in_flight
     );
+    // Connections are kept alive: fewer than the requests sent. How many
+    // fewer is hyper's choice: a request that finds no idle connection
+    // starts one even if another frees up first, so a loaded machine opens
+    // more than 16 (28 seen under a parallel test run).
+    assert_eq!(s.requests, 66);
+    assert!(s.connections < s.requests, "{} connections", s.connections);
     drop(s);
-    // A second batch reuses the idle connections of the first.
+    // A second batch, no larger than the idle pool, reuses the idle
+    // connections of the first.
     let before = server.stats.lock().unwrap().connections;
     let again = store.get_many_str(&requests[..16]);
     assert!(again.iter().all(|r| r.is_ok()));
@@ -333,7 +339,6 @@ fn http_get_many_is_concurrent_ordered_and_reuses_connections() {
         "{} new connections",
         s.connections - before
     );
-    assert!(s.connections <= 20, "{} connections", s.connections);
 }
 
 #[test]
