@@ -17,7 +17,7 @@
 # s3s-fs --features binary`) when BENCH_S3S_FS names its binary, else moto
 # (ZARR_TEST_MOTO_VENV, as the tests), whose Python server answers a few
 # hundred requests per second and is then the bottleneck at 0 ms. The
-# proxy is Python too (standard library): see CLOUD_RESULTS.md for what
+# proxy is Python too (standard library, asyncio, one thread): see CLOUD_RESULTS.md for what
 # each bounds.
 #
 # The peers: a Python with zarr >= 3, obstore and tensorstore in
@@ -270,7 +270,7 @@ writeLines(c(
           format(Sys.time(), "%Y-%m-%d %H:%M %Z"), trimws(system("nproc", intern = TRUE)),
           getRversion(), packageVersion("zarr"),
           if (length(versions)) paste(versions, collapse = "; ") else "peers not measured"),
-  sprintf("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py (Python, threaded)", server_name),
+  sprintf("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py (Python, asyncio, bodies relayed in pieces)", server_name),
   sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
           paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
   paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",
