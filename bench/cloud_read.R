@@ -23,7 +23,10 @@
 # The peers: a Python with zarr >= 3, obstore and tensorstore in
 # BENCH_PYTHON (a venv outside the repository; without it only this
 # package is measured). BENCH_CLOUD_DELAYS picks the settings (default
-# "direct,0,20"). Prints a table and writes bench/CLOUD_RESULTS.md (and,
+# "direct,0,20"). Besides wall times it reports the CPU seconds per read of
+# each client, of the server and of the proxy: on a machine whose cores
+# the three share, the wall time of a full read is their CPU together.
+# Prints a table and writes bench/CLOUD_RESULTS.md (and,
 # with BENCH_CLOUD_LOG=folder, each R run's request timeline from the
 # proxy as JSON). Run from the repository root after `make install`:
 #
@@ -270,7 +273,8 @@ writeLines(c(
           format(Sys.time(), "%Y-%m-%d %H:%M %Z"), trimws(system("nproc", intern = TRUE)),
           getRversion(), packageVersion("zarr"),
           if (length(versions)) paste(versions, collapse = "; ") else "peers not measured"),
-  sprintf("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py (Python, asyncio, bodies relayed in pieces)", server_name),
+  sprintf(paste("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py",
+                "(Python, asyncio, bodies relayed in pieces)"), server_name),
   sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
           paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
   paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",
