@@ -17,13 +17,16 @@
 # s3s-fs --features binary`) when BENCH_S3S_FS names its binary, else moto
 # (ZARR_TEST_MOTO_VENV, as the tests), whose Python server answers a few
 # hundred requests per second and is then the bottleneck at 0 ms. The
-# proxy is Python too (standard library): see CLOUD_RESULTS.md for what
+# proxy is Python too (standard library, asyncio, one thread): see CLOUD_RESULTS.md for what
 # each bounds.
 #
 # The peers: a Python with zarr >= 3, obstore and tensorstore in
 # BENCH_PYTHON (a venv outside the repository; without it only this
 # package is measured). BENCH_CLOUD_DELAYS picks the settings (default
-# "direct,0,20"). Prints a table and writes bench/CLOUD_RESULTS.md (and,
+# "direct,0,20"). Besides wall times it reports the CPU seconds per read of
+# each client, of the server and of the proxy: on a machine whose cores
+# the three share, the wall time of a full read is their CPU together.
+# Prints a table and writes bench/CLOUD_RESULTS.md (and,
 # with BENCH_CLOUD_LOG=folder, each R run's request timeline from the
 # proxy as JSON). Run from the repository root after `make install`:
 #
@@ -114,26 +117,56 @@ region <- list(257:512, 513:768)
 want <- list(full = x, region = x[region[[1]], region[[2]]])
 sums <- vapply(want, function(v) sprintf("%.17g", sum(v)), "")
 
-# Median wall time of `reps` runs of f() and the proxy's request count of
-# the last run (NA without a proxy); its request timeline goes to
-# BENCH_CLOUD_LOG.
+# CPU seconds (user + system, all threads) a process has used so far,
+# from /proc/<pid>/stat (fields 14 and 15, in clock ticks): the server's
+# and the proxy's share of each read. NA where there is no /proc.
+ticks <- suppressWarnings(as.numeric(system("getconf CLK_TCK", intern = TRUE)))
+cpu_of <- function(p) {
+  if (is.null(p)) return(NA_real_)
+  stat <- tryCatch(readLines(sprintf("/proc/%d/stat", p$process$get_pid()), warn = FALSE),
+                   error = function(e) "")
+  # The command name (field 2) may hold spaces: count from after its ")".
+  f <- strsplit(sub(".*\\) ", "", stat), " ", fixed = TRUE)[[1]]
+  if (length(f) < 13L) return(NA_real_)
+  (as.numeric(f[12L]) + as.numeric(f[13L])) / ticks
+}
+
+# Median wall time and CPU time of `reps` runs of f() and the proxy's
+# request count of the last run (NA without a proxy); its request
+# timeline goes to BENCH_CLOUD_LOG. The CPU time is this process's (all
+# its threads: the client's fetch and decode).
 measure <- function(proxy, f, what, label) {
-  walls <- numeric(reps)
+  walls <- cpus <- numeric(reps)
   for (r in seq_len(reps)) {
     if (!is.null(proxy)) http(proxy$port, "POST", "/__proxy/reset")
-    t0 <- proc.time()[["elapsed"]]
+    t0 <- proc.time()
     got <- f()
-    walls[r] <- proc.time()[["elapsed"]] - t0
+    t1 <- proc.time()
+    walls[r] <- t1[["elapsed"]] - t0[["elapsed"]]
+    cpus[r] <- sum(t1[c("user.self", "sys.self")]) - sum(t0[c("user.self", "sys.self")])
     # Checked outside the timing, as the peers check theirs.
     stopifnot(identical(got, want[[what]]))
   }
-  if (is.null(proxy)) return(list(wall = stats::median(walls), requests = NA_integer_))
+  out <- list(wall = stats::median(walls), cpu = stats::median(cpus))
+  if (is.null(proxy)) return(c(out, requests = NA_integer_))
   if (nzchar(log_dir)) {
     dir.create(log_dir, showWarnings = FALSE, recursive = TRUE)
     writeLines(utils::tail(http(proxy$port, "GET", "/__proxy/log"), 1L), file.path(log_dir, paste0(label, ".json")))
   }
   stats <- jsonlite::fromJSON(utils::tail(http(proxy$port, "GET", "/__proxy/stats"), 1L))
-  list(wall = stats::median(walls), requests = stats$requests)
+  c(out, requests = stats$requests)
+}
+
+# Run `read` (one contender's `reps` reads) and add the CPU seconds per
+# read the server and the proxy spent meanwhile (the proxy's few counting
+# requests included).
+with_service_cpu <- function(proxy, read) {
+  s0 <- cpu_of(server)
+  p0 <- cpu_of(proxy)
+  got <- read()
+  got$server_cpu <- (cpu_of(server) - s0) / reps
+  got$proxy_cpu <- (cpu_of(proxy) - p0) / reps
+  got
 }
 
 # The array is opened by its own URL, as the peers open it by its path:
@@ -154,7 +187,8 @@ peer_read <- function(peer, endpoint, name, what) {
                  env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))
   if (!is.null(attr(out, "status"))) stop(paste(out, collapse = "\n"))
   r <- jsonlite::fromJSON(utils::tail(out, 1L))
-  list(wall = r$wall, requests = if (is.null(r$requests)) NA_integer_ else r$requests, version = r$version)
+  list(wall = r$wall, cpu = r$cpu, requests = if (is.null(r$requests)) NA_integer_ else r$requests,
+       version = r$version)
 }
 
 loads <- character()
@@ -173,9 +207,9 @@ for (setting in settings) {
   loads[setting] <- trimws(sub(".*load average: ", "", system("uptime", intern = TRUE)))
   for (name in names(layouts)) {
     for (what in c("full", "region")) {
-      got <- list(R = r_read(proxy, endpoint, name, what))
+      got <- list(R = with_service_cpu(proxy, function() r_read(proxy, endpoint, name, what)))
       for (peer in peers) {
-        got[[peer]] <- peer_read(peer, endpoint, name, what)
+        got[[peer]] <- with_service_cpu(proxy, function() peer_read(peer, endpoint, name, what))
         versions[peer] <- got[[peer]]$version
       }
       row <- data.frame(setting = setting, layout = name,
@@ -183,7 +217,10 @@ for (setting in settings) {
                         stringsAsFactors = FALSE)
       for (who in names(got)) {
         row[[paste(who, "s")]] <- got[[who]]$wall
+        row[[paste(who, "cpu")]] <- got[[who]]$cpu
         row[[paste(who, "requests")]] <- got[[who]]$requests
+        row[[paste(who, "server cpu")]] <- got[[who]]$server_cpu
+        row[[paste(who, "proxy cpu")]] <- got[[who]]$proxy_cpu
       }
       rows[[length(rows) + 1L]] <- row
       cat(sprintf("%-6s %-7s %-6s %s\n", setting, name, what,
@@ -200,6 +237,7 @@ fmt <- data.frame("latency (ms/req)" = ifelse(res$setting == "direct", "direct (
 for (who in c("R", peers)) {
   label <- if (who == "R") "zarr (R)" else who
   fmt[[paste(label, "s")]] <- sprintf("%.3f", res[[paste(who, "s")]])
+  fmt[[paste(label, "CPU s")]] <- sprintf("%.2f", res[[paste(who, "cpu")]])
   fmt[[paste(label, "requests")]] <- ifelse(is.na(res[[paste(who, "requests")]]), "-",
                                             res[[paste(who, "requests")]])
 }
@@ -209,6 +247,17 @@ if (length(peers)) {
   fmt[["R / best peer"]] <- sprintf("%.2f", res[["R s"]] / best)
 }
 print(fmt, row.names = FALSE, right = FALSE)
+
+# The server's and the proxy's CPU seconds per read while each contender
+# read: what the services took of the shared cores.
+svc <- fmt[c("latency (ms/req)", "layout", "read")]
+for (who in c("R", peers)) {
+  label <- if (who == "R") "zarr (R)" else who
+  svc[[paste("server CPU s,", label)]] <- sprintf("%.2f", res[[paste(who, "server cpu")]])
+  svc[[paste("proxy CPU s,", label)]] <- ifelse(is.na(res[[paste(who, "proxy cpu")]]), "-",
+                                                sprintf("%.2f", res[[paste(who, "proxy cpu")]]))
+}
+print(svc, row.names = FALSE, right = FALSE)
 
 md_row <- function(v) paste0("| ", paste(v, collapse = " | "), " |")
 # The notes written by hand below the table (from their first "## "
@@ -224,7 +273,8 @@ writeLines(c(
           format(Sys.time(), "%Y-%m-%d %H:%M %Z"), trimws(system("nproc", intern = TRUE)),
           getRversion(), packageVersion("zarr"),
           if (length(versions)) paste(versions, collapse = "; ") else "peers not measured"),
-  sprintf("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py (Python, threaded)", server_name),
+  sprintf(paste("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py",
+                "(Python, asyncio, bodies relayed in pieces)"), server_name),
   sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
           paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
   paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",
@@ -236,5 +286,12 @@ writeLines(c(
   "",
   md_row(names(fmt)), md_row(rep("---", ncol(fmt))),
   apply(fmt, 1, md_row),
+  "",
+  paste("CPU seconds (user + system, all threads) per read: the clients' in the table above (R by",
+        "`proc.time()`, the Python contenders by `time.process_time()` around each read); the",
+        "server's and the proxy's below, from `/proc/<pid>/stat` around each contender's runs."),
+  "",
+  md_row(names(svc)), md_row(rep("---", ncol(svc))),
+  apply(svc, 1, md_row),
   notes
 ), results_md)

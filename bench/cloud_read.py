@@ -9,7 +9,8 @@ start-up in the figure).
     python cloud_read.py CONTENDER ENDPOINT BUCKET NAME WHAT REPS EXPECTED_SUM
 
 CONTENDER is "zarr-python" or "tensorstore", WHAT "full" or "region".
-Prints one JSON line: the median wall time, the proxy's request count of
+Prints one JSON line: the median wall time and CPU time (all threads of
+this process), the proxy's request count of
 the last run and the versions read.
 """
 
@@ -76,10 +77,13 @@ def main():
     make = {"zarr-python": zarr_python, "tensorstore": tensorstore}[contender]
     read, version = make(endpoint, bucket, name)
     walls = []
+    cpus = []
     for _ in range(int(reps)):
         proxy(endpoint, "/__proxy/reset", "POST")
         t0 = time.perf_counter()
+        c0 = time.process_time()
         y = read(what)
+        cpus.append(time.process_time() - c0)
         walls.append(time.perf_counter() - t0)
         n = int(os.environ.get("ZARR_BENCH_N", "4096"))
         want = (n, n) if what == "full" else (256, 256)
@@ -87,7 +91,7 @@ def main():
         # The same values as R wrote: the sum of what was read, to 1e-9.
         assert np.isclose(float(np.sum(y, dtype=np.float64)), float(expected), rtol=1e-9, atol=0), contender
     stats = proxy(endpoint, "/__proxy/stats")
-    print(json.dumps({"wall": statistics.median(walls), "requests": stats and stats["requests"],
+    print(json.dumps({"wall": statistics.median(walls), "cpu": statistics.median(cpus), "requests": stats and stats["requests"],
                       "version": version}))
 
 
