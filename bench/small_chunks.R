@@ -1,6 +1,8 @@
 # Per-chunk overhead (issue 21): the 4096 x 4096 float64 field in 4096
 # chunks of 64 x 64 against the same bytes in 256 chunks of 256 x 256,
-# written and read in full, uncompressed and with zstd level 1. Prints
+# written and read in full, uncompressed and with zstd level 1, and
+# uncompressed again with `options(zarr.atomic_writes = FALSE)` (each
+# chunk written in place, not to a temporary file renamed over it). Prints
 # the medians and the ratio small / large (target <= 1.2), and writes
 # them as JSON when given a file. The stores go in `dir` when given (a
 # folder on the disk, to measure its file system), else on tmpfs.
@@ -30,13 +32,17 @@ builder <- function(side, codec) {
   b
 }
 rows <- list()
-for (codec in c("none", "zstd1")) {
+cases <- list(c("none", "atomic"), c("zstd1", "atomic"), c("none", "in_place"))
+for (case in cases) {
+  codec <- case[[1]]
+  atomic <- case[[2]] == "atomic"
   times <- list()
   for (side in c(64, 256)) {
-    path <- file.path(dir, sprintf("%s_%d.zarr", codec, side))
+    path <- file.path(dir, sprintf("%s_%s_%d.zarr", codec, case[[2]], side))
     write_once <- function() {
       unlink(path, recursive = TRUE)
-      a <- create_zarr(path)$add_array("/", "x", builder(side, codec))
+      a <- withr::with_options(list(zarr.atomic_writes = atomic), create_zarr(path))$
+        add_array("/", "x", builder(side, codec))
       run_once(function() a$write(data))
     }
     w <- median_of(write_once, reps)
@@ -50,13 +56,13 @@ for (codec in c("none", "zstd1")) {
   }
   s <- times[["64"]]
   l <- times[["256"]]
-  row <- list(codec = codec, write_small_s = s[["write"]], write_large_s = l[["write"]],
+  row <- list(codec = codec, writes = case[[2]], write_small_s = s[["write"]], write_large_s = l[["write"]],
               read_small_s = s[["read"]], read_large_s = l[["read"]],
               write_ratio = s[["write"]] / l[["write"]], read_ratio = s[["read"]] / l[["read"]],
               write_cpu_ratio = s[["write_cpu"]] / l[["write_cpu"]], read_cpu_ratio = s[["read_cpu"]] / l[["read_cpu"]])
-  cat(sprintf(paste("%s: write %.3f s in 4096 chunks, %.3f s in 256 (ratio %.2f, CPU %.2f);",
+  cat(sprintf(paste("%s (%s writes): write %.3f s in 4096 chunks, %.3f s in 256 (ratio %.2f, CPU %.2f);",
                     "read %.3f / %.3f (ratio %.2f, CPU %.2f)\n"),
-              codec, row$write_small_s, row$write_large_s, row$write_ratio, row$write_cpu_ratio,
+              codec, case[[2]], row$write_small_s, row$write_large_s, row$write_ratio, row$write_cpu_ratio,
               row$read_small_s, row$read_large_s, row$read_ratio, row$read_cpu_ratio))
   rows[[length(rows) + 1]] <- row
 }
