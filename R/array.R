@@ -157,6 +157,19 @@ zarr_array <- R6::R6Class("zarr_array",
     codecs = function(value) {
       instantiate_codecs(private$.metadata$codecs, self$data_type,
                          unlist(private$.metadata$chunk_grid$configuration$chunk_shape))
+    },
+    #' @field dimension_names (read-only) The stored names of the
+    #'   dimensions (v3 `dimension_names`, v2 `_ARRAY_DIMENSIONS`), a
+    #'   character vector with `NA` for a dimension without a name (`null`),
+    #'   or NULL when the array has none. `dimnames()` shows them as R does
+    #'   (`""` for no name, the defaults of [as_zarr()] left out) and
+    #'   `dimnames<-` sets them.
+    dimension_names = function(value) {
+      if (!missing(value)) {
+        zarr_abort("argument", sprintf("%s: `dimension_names` is read-only: set them with dimnames<-",
+                                       array_what(self)))
+      }
+      array_dimension_names(self)
     }
   ),
   private = list(

@@ -280,12 +280,13 @@ array_builder <- R6::R6Class("array_builder",
       private$.chunk_shape <- as.numeric(value)
     },
     #' @field dimension_names The names of the dimensions: a character
-    #'   vector or list with one name per dimension (`NA` or NULL for none),
-    #'   or NULL. An array created without them gets "<name>_dim_0",
+    #'   vector or list with one name per dimension (`NA` or NULL for none,
+    #'   written as `null`), or NULL. Read as a character vector, `NA` for
+    #'   none. An array created without them gets "<name>_dim_0",
     #'   "<name>_dim_1", ... (see [cf_decoding]). Zarr v2 stores keep them
     #'   in the `_ARRAY_DIMENSIONS` attribute, as xarray does.
     dimension_names = function(value) {
-      if (missing(value)) return(private$.dimension_names)
+      if (missing(value)) return(dimension_names_text(private$.dimension_names))
       private$.dimension_names <- builder_dimension_names(value, length(private$.shape))
     },
     #' @field attributes The attributes the array is created with: a named

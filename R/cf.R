@@ -42,9 +42,17 @@
 #' `flag_values` 0, 1 and `flag_meanings` "false true" (a logical with
 #' `NA` as [as_zarr()] writes it). Arrays of zarr-python's
 #' `numpy.datetime64` and `numpy.timedelta64` data types read as POSIXct and
-#' difftime too. Complex numbers and bool arrays are read as they are;
-#' strings too, but a string fill value other than "" (such as this
-#' package's default, U+2400) still marks `NA`.
+#' difftime too. Complex numbers and bool arrays are read as they are.
+#'
+#' **Strings.** In a string array `missing_value` (one string or several)
+#' marks `NA`, and so does `_FillValue`: in Zarr v3 the attribute (which
+#' xarray refuses for strings, but other tools write), in v2 the fill value
+#' of `.zarray`, "" too, as xarray masks it (the attribute only where the
+#' fill value is null). Without those attributes a string fill value other
+#' than "" (such as this package's default, U+2400) still marks `NA`, and
+#' in v3 "" (zarr-python's default) is text. Markers that are not text
+#' mark nothing. `NA` written into such an array is stored as the first
+#' marker.
 #'
 #' **What R writes.** [as_zarr()] gives every array dimension names and
 #' the CF attributes with which xarray reads it as R means it (`NA` as
@@ -59,9 +67,7 @@
 #' value as `NA`, and a string array whose fill value is not "" a
 #' `missing_value` attribute (xarray refuses a text `_FillValue` in v3),
 #' so that xarray masks the same elements (in v2 xarray takes the fill
-#' value itself). A string array with a fill value of its own keeps the
-#' Zarr rule in R whatever its attributes say; CF's `missing_value` of
-#' other string arrays marks nothing here. `dimnames(arr) <- NULL`, names left out
+#' value itself). `dimnames(arr) <- NULL`, names left out
 #' of `dimnames<-` and the new dimension of `$promote()` take the default
 #' names, since xarray opens no array with a dimension unnamed.
 #'
@@ -129,10 +135,13 @@ cf_encode <- function(data, cf) {
 cf_print <- function(cf) {
   # (an array that decodes as the Zarr rule reads has nothing to show)
   if (is.null(cf) || isTRUE(cf$zarr_rule)) return(invisible(NULL))
+  text <- is.character(cf$missing)
   kind <- switch(cf$kind, time = "times (POSIXct, UTC)", timedelta = "timedeltas (difftime)",
-                 bool = "logical", if (cf$scale != 1 || cf$offset != 0) "unpacked numbers" else "numbers")
+                 bool = "logical",
+                 if (text) "strings" else if (cf$scale != 1 || cf$offset != 0) "unpacked numbers" else "numbers")
+  missing <- if (text) encodeString(cf$missing, quote = "\"") else format(unlist(cf$missing))
   cat("CF decoding: ", kind, if (!is.null(cf$units)) sprintf(", units '%s'", cf$units),
-      if (length(cf$missing)) sprintf(", missing %s", paste(format(unlist(cf$missing)), collapse = ", ")),
+      if (length(missing)) sprintf(", missing %s", paste(missing, collapse = ", ")),
       "\n", sep = "")
   invisible(NULL)
 }

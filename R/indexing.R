@@ -220,10 +220,12 @@ dim.zarr_array <- function(x) {
 
 #' @export
 dimnames.zarr_array <- function(x) {
-  dn <- unlist(x$metadata$dimension_names)
+  # (a dimension without a name, null in zarr.json, is "" as in R's dimnames)
+  unnamed <- function(dn) if (is.null(dn)) NULL else ifelse(is.na(dn), "", dn)
+  dn <- unnamed(dimension_names_text(x$metadata$dimension_names))
   # (default names are no names: the attribute's, if any, come first)
   if (is.null(dn) || length(dn) != length(x$shape) || is.null(cf_given_dims(dn, x$name))) {
-    attr_dn <- unlist(x$attributes[["_ARRAY_DIMENSIONS"]])
+    attr_dn <- unnamed(dimension_names_text(x$attributes[["_ARRAY_DIMENSIONS"]]))
     if (length(attr_dn) == length(x$shape) || is.null(dn)) dn <- attr_dn
   }
   labels <- dimnames_labels(x)
@@ -237,6 +239,21 @@ dimnames.zarr_array <- function(x) {
   }
   if (is.null(labels)) labels <- vector("list", length(dn))
   structure(labels, names = dn)
+}
+
+# Dimension names as JSON holds them (a list of strings and NULL for
+# null) -> a character vector with NA where a dimension has no name; NULL
+# for none.
+dimension_names_text <- function(dn) {
+  if (is.null(dn)) return(NULL)
+  vapply(dn, function(v) if (is.character(v) && length(v) == 1L) v else NA_character_, "", USE.NAMES = FALSE)
+}
+
+# The zarr_array field `dimension_names`: the stored names (v3
+# `dimension_names`, else v2's `_ARRAY_DIMENSIONS` attribute) as they
+# are, defaults included, NA where a dimension has none.
+array_dimension_names <- function(arr) {
+  dimension_names_text(arr$metadata$dimension_names %||% arr$attributes[["_ARRAY_DIMENSIONS"]])
 }
 
 # The labels along each dimension (NULL where there are none), kept in the

@@ -386,7 +386,7 @@ test_that("dimension_names and attributes are set on the builder and go into the
   expect_null(b$dimension_names)
   b$dimension_names <- c("lat", NA)
   b$attributes <- list(units = "m")
-  expect_identical(b$dimension_names, list("lat", NULL))
+  expect_identical(b$dimension_names, c("lat", NA))
   expect_identical(b$metadata()$attributes, list(units = "m"))
   z <- create_zarr()
   a <- z$add_array("/", "a", b)

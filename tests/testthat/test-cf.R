@@ -111,13 +111,56 @@ test_that("writes through a CF variable encode, and refuse what the encoding can
   expect_error(n[1] <- NA, class = "zarr_error_type", regexp = "no _FillValue")
 })
 
+# A string array as other tools write it: fill value `fill`, dimension
+# "x", CF attributes `attrs`, and `values` stored as they are.
+cf_strings <- function(values, attrs, fill = "", zarr_format = 3L) {
+  z <- create_zarr(zarr_format = zarr_format)
+  b <- define_array("string", length(values))
+  b$fill_value <- fill
+  b$dimension_names <- "x"
+  a <- z$add_array("/", "s", b)
+  withr::with_options(list(zarr.cf_decode = FALSE), a[] <- values)
+  for (n in names(attrs)) a$set_attribute(n, attrs[[n]])
+  z[["/s"]]
+}
+
+test_that("missing_value and _FillValue of a string array mark NA, as xarray masks them", {
+  v <- c("a", "N/A", "", "b", "zz")
+  a <- cf_strings(v, list(missing_value = "N/A"))
+  expect_identical(a[], c("a", NA, "", "b", "zz"))
+  expect_output(print(a), "CF decoding: strings, missing \"N/A\"", fixed = TRUE)
+  # (the stored strings are one option away, under the Zarr rule: the fill value "" is NA)
+  expect_identical(withr::with_options(list(zarr.cf_decode = FALSE), a[]), c("a", "N/A", NA, "b", "zz"))
+  expect_identical(cf_strings(v, list(`_FillValue` = "N/A"))[], c("a", NA, "", "b", "zz"))
+  expect_identical(cf_strings(v, list(missing_value = c("N/A", "b")))[], c("a", NA, "", NA, "zz"))
+  # a fill value of its own marks NA only without CF missing values
+  expect_identical(cf_strings(v, list(missing_value = "N/A"), fill = "zz")[], c("a", NA, "", "b", "zz"))
+  expect_identical(cf_strings(v, list(), fill = "zz")[], c("a", "N/A", "", "b", NA))
+  # v3 without them: "" (zarr-python's fill) and "N/A" are text
+  expect_identical(cf_strings(v, list())[], v)
+  # v2: the fill value is xarray's _FillValue, "" too
+  expect_identical(cf_strings(v, list(missing_value = "N/A"), zarr_format = 2L)[], c("a", NA, NA, "b", "zz"))
+  expect_identical(cf_strings(v, list(), zarr_format = 2L)[], c("a", "N/A", NA, "b", "zz"))
+  # NA is written as the first marker, which reads back as NA in R and xarray
+  a[2:3] <- c(NA, "c")
+  expect_identical(a[], c("a", NA, "c", "b", "zz"))
+  expect_identical(withr::with_options(list(zarr.cf_decode = FALSE), a[]), c("a", "N/A", "c", "b", "zz"))
+  # this package's own arrays (fill U+2400, repeated as missing_value) are unchanged
+  z <- create_zarr()
+  own <- as_zarr(c("x", NA, ""), name = "own", location = z$root)
+  expect_identical(z[["/own"]]$attributes$missing_value, "\u2400")
+  expect_identical(z[["/own"]][], c("x", NA, ""))
+})
+
 test_that("every variable xarray writes (zarr-python 3 and 2, v2 and v3, consolidated or not) reads as xarray shows it", {
   for (writer in c("zarr3", "zarr2")) {
     res <- xarray_read_all(writer)
     versions <- attr(res, "versions")
     # every store of the writer: v2 and v3 (zarr-python 3 only), consolidated or not
     xr <- paste0("xr-v", if (writer == "zarr3") c(2, 2, 3, 3) else c(2, 2), c("-c", "-n"), ".zarr")
-    expect_setequal(unique(res$store), c(xr, if (writer == "zarr3") "zp-v3.zarr" else "zp-v2.zarr"))
+    # (and zarr-python's own arrays; string arrays with CF missing values in both formats it writes)
+    zp <- if (writer == "zarr3") c("zp-v3.zarr", "zp-cf-strings-v3.zarr") else "zp-v2.zarr"
+    expect_setequal(unique(res$store), c(xr, zp, "zp-cf-strings-v2.zarr"))
     for (store in xr) expect_identical(sum(res$store == store), 26L, label = paste(store, "variables"))
     for (i in seq_len(nrow(res))) {
       expect_identical(res$diff[i], "", label = sprintf("%s %s (xarray %s, zarr %s)", res$store[i],

@@ -335,6 +335,46 @@ test_that("dimnames<- stores dimension names that `[` then carries, as R does", 
   expect_identical(names(dimnames(arr[2:3, 1:2])), c("r", "c"))
 })
 
+test_that("a dimension_names entry of null reads as an unnamed dimension, and NA writes null", {
+  # as zarr-python and xarray allow: ["lat", null]
+  path <- local_store_path()
+  as_zarr(matrix(1:6, 2, 3), name = "v", location = path)
+  json <- file.path(path, "v", "zarr.json")
+  doc <- jsonlite::fromJSON(json, simplifyVector = FALSE)
+  doc$dimension_names <- list("lat", NULL)
+  writeLines(jsonlite::toJSON(doc, auto_unbox = TRUE, null = "null", digits = NA), json)
+  arr <- open_zarr(path)[["/v"]]
+  expect_identical(arr$dimension_names, c("lat", NA))
+  # as R names a partly named dimnames list
+  m <- matrix(1:6, 2, 3, dimnames = list(lat = NULL, NULL))
+  expect_identical(names(dimnames(m)), c("lat", ""))
+  expect_identical(dimnames(arr), dimnames(m))
+  expect_identical(arr[], m)
+  expect_identical(arr[2, , drop = FALSE], m[2, , drop = FALSE])
+  expect_output(print(arr), "shape      : 2 x 3 [lat, ]", fixed = TRUE)
+  # all null: no names at all, as R drops them
+  doc$dimension_names <- list(NULL, NULL)
+  writeLines(jsonlite::toJSON(doc, auto_unbox = TRUE, null = "null", digits = NA), json)
+  arr <- open_zarr(path)[["/v"]]
+  expect_identical(arr$dimension_names, c(NA_character_, NA_character_))
+  expect_null(dimnames(arr))
+  expect_identical(arr[], matrix(1:6, 2, 3))
+  expect_error(arr$dimension_names <- c("a", "b"), class = "zarr_error_argument", regexp = "dimnames<-")
+  # writing: NA in dimension_names is null in zarr.json
+  z <- create_zarr(local_store_path())
+  b <- define_array("int32", c(2, 3))
+  b$dimension_names <- c("lat", NA)
+  expect_identical(b$dimension_names, c("lat", NA))
+  a <- z$add_array("/", "w", b)
+  doc <- jsonlite::fromJSON(rawToChar(a$store$get("w/zarr.json")), simplifyVector = FALSE)
+  expect_identical(doc$dimension_names, list("lat", NULL))
+  expect_identical(a$dimension_names, c("lat", NA))
+  expect_identical(names(dimnames(a)), c("lat", ""))
+  # arrays named in full, or not at all (the defaults of as_zarr())
+  expect_identical(open_zarr(path)[["/v"]]$dimension_names, c(NA_character_, NA_character_))
+  expect_identical(as_zarr(matrix(1:4, 2), name = "d")[["/d"]]$dimension_names, c("d_dim_0", "d_dim_1"))
+})
+
 test_that("dimnames<- refuses lists of the wrong length", {
   arr <- zarr_copy(matrix(1:4, 2, 2))
   expect_error(dimnames(arr) <- list(a = c("x", "y", "z"), b = NULL), class = "zarr_error_argument",

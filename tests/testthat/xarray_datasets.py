@@ -13,6 +13,8 @@ Writes, with whatever xarray and zarr-python the interpreter has:
                             (zarr-python 2 writes format 2 only);
   zp-v<format>.zarr         arrays written by zarr-python alone: its NumPy
                             data types (v3) or object arrays (v2);
+  zp-cf-strings-v<format>.zarr  string arrays with CF missing values,
+                            written by zarr-python alone;
 and OUTDIR/expected.json, what xarray.open_zarr() (its defaults) and
 zarr-python show for each variable:
   {store: {variable: {"kind": numpy kind, "dims": [...], "shape": [...],
@@ -172,6 +174,40 @@ def write_zarr_python(outdir, expected):
         zarr.consolidate_metadata(os.path.join(outdir, name))
 
 
+def write_cf_strings(outdir, expected):
+    """String arrays with CF missing values, written by zarr-python alone
+    (xarray writes none), and what xarray.open_zarr() masks in them."""
+    values = np.array(["a", "N/A", "", "b", "zz"], dtype=object)
+    arrays = {  # name: (fill value, attributes)
+        "s_mv": ("", {"missing_value": "N/A"}),
+        "s_mvs": ("", {"missing_value": ["N/A", "b"]}),
+        "s_fill": ("zz", {"missing_value": "N/A"}),
+        "s_none": ("", {}),
+    }
+    for fmt in [2, 3] if ZARR3 else [2]:
+        name = "zp-cf-strings-v%d.zarr" % fmt
+        path = os.path.join(outdir, name)
+        if ZARR3:
+            root = zarr.open_group(path, mode="w", zarr_format=fmt)
+        else:
+            root = zarr.open_group(path, mode="w")
+        for key, (fill, attrs) in arrays.items():
+            if ZARR3:
+                dims = {"dimension_names": ["x"]} if fmt == 3 else {}
+                z = root.create_array(key, shape=values.shape, dtype=str, fill_value=fill, chunks=(5,), **dims)
+            else:
+                from numcodecs import VLenUTF8
+                z = root.create_dataset(key, shape=values.shape, chunks=(5,), dtype=object,
+                                        object_codec=VLenUTF8(), fill_value=fill)
+            z[...] = values
+            z.attrs.update(attrs)
+            if fmt == 2:
+                z.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+        zarr.consolidate_metadata(path)
+        ds = xr.open_zarr(path)
+        expected[name] = {v: describe(ds[v].values, ds[v].dims) for v in arrays}
+
+
 def read_store(store, out):
     ds = xr.open_zarr(store)
     seen = {v: describe(ds[v].values, ds[v].dims) for v in ds.variables}
@@ -192,6 +228,7 @@ def main():
     expected = {}
     write_xarray(dataset(), outdir, expected)
     write_zarr_python(outdir, expected)
+    write_cf_strings(outdir, expected)
     expected["_versions"] = {"xarray": xr.__version__, "zarr": zarr.__version__}
     with open(os.path.join(outdir, "expected.json"), "w") as f:
         json.dump(expected, f)

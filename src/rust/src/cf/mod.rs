@@ -14,6 +14,9 @@
 //! keeps `_FillValue` in `.zarray`, the Zarr fill value. A v3 fill value
 //! marks nothing when either attribute is there, nor when it is 0,
 //! zarr-python's default, which would hide every zero.
+//! Strings follow the same markers (text ones only; in v2 the fill value,
+//! "" too, stands for `_FillValue`); without them a string fill value
+//! other than "" (this package's U+2400) keeps the Zarr rule.
 //! Values are then unpacked (`x * scale_factor + add_offset`, a double),
 //! times ("hours since 1990-01-01", standard calendars) become seconds
 //! since 1970 for POSIXct, xarray's timedeltas (`dtype: timedelta64[..]`)
@@ -64,6 +67,8 @@ pub struct Cf {
     pub kind: CfKind,
     /// Stored values that mean "missing", as doubles (NaN: every NaN).
     pub missing: Vec<f64>,
+    /// The strings that mean "missing" in a string array.
+    pub missing_text: Vec<String>,
     /// Whether the smallest int64 (NaT) is missing.
     pub nat: bool,
     /// decoded = stored * scale + offset (times: in seconds since 1970).
@@ -169,16 +174,50 @@ fn numpy_time(meta: &ArrayMetadata) -> Option<(CfKind, String, Option<f64>)> {
     Some((kind, unit, step.map(|s| s * factor)))
 }
 
+/// The strings that mark NA in a CF string array, as xarray masks them:
+/// the `missing_value` attribute, and `_FillValue`, which in v2 is the
+/// fill value of `.zarray` (xarray's attribute of that name counts only
+/// where the fill value is null). Markers that are not text mark nothing.
+fn missing_strings(meta: &ArrayMetadata) -> Vec<String> {
+    let text = |name: &str| -> Vec<String> {
+        match meta.attributes.get(name) {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(list)) => list
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut out = if meta.zarr_format == 2 && meta.fill_marks_na {
+        String::from_utf8(meta.fill_value.bytes.clone())
+            .into_iter()
+            .collect()
+    } else {
+        text("_FillValue")
+    };
+    for s in text("missing_value") {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
 impl Cf {
     /// How to decode the array at `path`, or None when it is not a CF
-    /// variable (or holds strings, which CF leaves alone).
+    /// variable (or holds strings with a fill value of their own and no CF
+    /// missing values).
     pub fn of(meta: &ArrayMetadata, path: &str) -> Result<Option<Cf>> {
         let dtype = meta.data_type;
+        let attrs = &meta.attributes;
+        let cf_missing = attrs.contains_key("_FillValue") || attrs.contains_key("missing_value");
         // Strings keep a fill value of their own as NA (this package's
-        // U+2400); the empty one that zarr-python and xarray write is text.
-        // Complex numbers likewise keep a fill value other than 0.
+        // U+2400) unless CF attributes say what is missing; the empty one
+        // that zarr-python and xarray write is text. Complex numbers
+        // likewise keep a fill value other than 0.
         let own_fill = match dtype {
-            DataType::String => !meta.fill_value.bytes.is_empty(),
+            DataType::String => !meta.fill_value.bytes.is_empty() && !cf_missing,
             DataType::Complex64 | DataType::Complex128 => {
                 meta.fill_value.bytes.iter().any(|&b| b != 0)
             }
@@ -187,10 +226,10 @@ impl Cf {
         if !is_cf_variable(meta, path) || own_fill {
             return Ok(None);
         }
-        let attrs = &meta.attributes;
         let mut cf = Cf {
             kind: CfKind::Number,
             missing: Vec::new(),
+            missing_text: Vec::new(),
             nat: false,
             scale: 1.0,
             offset: 0.0,
@@ -199,11 +238,15 @@ impl Cf {
             time_unit: None,
             note: None,
         };
-        // CF leaves strings, complex numbers and booleans as they are (the
-        // Zarr fill value marks nothing in them either).
+        if dtype == DataType::String {
+            cf.missing_text = missing_strings(meta);
+            return Ok(Some(cf));
+        }
+        // CF leaves complex numbers and booleans as they are (the Zarr
+        // fill value marks nothing in them either).
         if matches!(
             dtype,
-            DataType::String | DataType::Complex64 | DataType::Complex128 | DataType::Bool
+            DataType::Complex64 | DataType::Complex128 | DataType::Bool
         ) {
             return Ok(Some(cf));
         }
@@ -221,7 +264,6 @@ impl Cf {
         // Without CF missing values, a v3 fill value other than
         // zarr-python's default (0) still marks NA: that is how an array
         // this package wrote keeps its NA once it has dimension names.
-        let cf_missing = attrs.contains_key("_FillValue") || attrs.contains_key("missing_value");
         if meta.zarr_format == 3 && !cf_missing && meta.fill_value.bytes.iter().any(|&b| b != 0) {
             if let Some(f) = meta.fill_value.as_f64(dtype) {
                 cf.missing.push(f);
@@ -295,13 +337,21 @@ impl Cf {
     /// Whether decoding changes any element (else the stored values are
     /// read as they are, with no NA at all).
     pub fn active(&self) -> bool {
-        self.transforms || self.nat || !self.missing.is_empty() || self.kind == CfKind::Bool
+        self.transforms
+            || self.nat
+            || !self.missing.is_empty()
+            || !self.missing_text.is_empty()
+            || self.kind == CfKind::Bool
     }
 
     /// Whether decoding gives what the Zarr rule gives (the fill value,
     /// and it alone, is missing; values unchanged), as in the arrays
     /// `as_zarr()` writes: then the engine's plain paths read and write them.
     pub fn is_zarr_rule(&self, meta: &ArrayMetadata) -> bool {
+        if meta.data_type == DataType::String {
+            return meta.fill_marks_na
+                && matches!(self.missing_text.as_slice(), [m] if m.as_bytes() == meta.fill_value.bytes);
+        }
         let same = |f: f64| match self.missing.as_slice() {
             [m] => *m == f || (m.is_nan() && f.is_nan()),
             _ => false,

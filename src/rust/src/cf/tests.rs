@@ -150,6 +150,43 @@ fn strings_keep_a_fill_value_of_their_own_as_na() {
 }
 
 #[test]
+fn string_missing_values_mark_na_as_xarray_masks_them() {
+    let text = |a: &ArrayMetadata| of(a).unwrap().map(|c| c.missing_text);
+    // v3: the attributes, not the fill value (xarray masks no v3 fill)
+    let a = array("string", json!(""), json!({"missing_value": "N/A"}), true);
+    assert_eq!(text(&a), Some(vec!["N/A".to_string()]));
+    assert!(of(&a).unwrap().unwrap().active());
+    let a = array("string", json!("zz"), json!({"missing_value": "N/A"}), true);
+    assert_eq!(text(&a), Some(vec!["N/A".to_string()]));
+    let a = array(
+        "string",
+        json!(""),
+        json!({"_FillValue": "-", "missing_value": ["N/A", "-", 0]}),
+        false,
+    );
+    assert_eq!(text(&a), Some(vec!["-".to_string(), "N/A".to_string()]));
+    // v2: the fill value is xarray's _FillValue, "" too; the attribute
+    // of that name counts only where the fill value is null
+    let mut a = array("string", json!(""), json!({"_FillValue": "x"}), true);
+    a.zarr_format = 2;
+    assert_eq!(text(&a), Some(vec![String::new()]));
+    a.fill_marks_na = false;
+    assert_eq!(text(&a), Some(vec!["x".to_string()]));
+    // this package's arrays: the marker is the fill value, the Zarr rule
+    let a = array(
+        "string",
+        json!("\u{2400}"),
+        json!({"missing_value": "\u{2400}"}),
+        true,
+    );
+    let cf = of(&a).unwrap().unwrap();
+    assert!(cf.is_zarr_rule(&a));
+    assert_eq!(cf.missing_text, vec!["\u{2400}".to_string()]);
+    let a = array("string", json!(""), json!({"missing_value": "N/A"}), true);
+    assert!(!of(&a).unwrap().unwrap().is_zarr_rule(&a));
+}
+
+#[test]
 fn xarray_timedeltas_and_booleans() {
     let attrs = json!({"units": "hours", "dtype": "timedelta64[ns]"});
     let cf = of(&array("int64", json!(0), attrs, true)).unwrap().unwrap();
@@ -237,6 +274,7 @@ fn cf(missing: Vec<f64>, scale: f64, offset: f64) -> Cf {
     Cf {
         kind: CfKind::Number,
         missing,
+        missing_text: Vec::new(),
         nat: false,
         scale,
         offset,

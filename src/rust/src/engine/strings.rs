@@ -39,6 +39,19 @@ impl Array {
         })
     }
 
+    /// The strings that read as NA: a CF variable's markers (see `cf`),
+    /// else the fill value under the Zarr rule. Fixed-width strings have
+    /// no NA of their own: "" (all NULs) is just "" unless CF says so.
+    fn missing_strings(&self, fill: &str) -> Vec<String> {
+        match &self.cf {
+            Some(cf) => cf.missing_text.clone(),
+            None if self.meta.fill_marks_na && self.chain.fixed_string().is_none() => {
+                vec![fill.to_string()]
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// Read `sel` of a string array. Decoding runs in parallel; the result
     /// refers into the decoded chunks, and the bindings make the R strings.
     pub fn read_strings(
@@ -49,13 +62,13 @@ impl Array {
         let what = self.what();
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
+        let fill = self.fill_string()?;
         let mut read = StringRead {
             chunks: Vec::new(),
             which: try_vec(n, 0, &what)?,
             elem: try_vec(n, 0, &what)?,
-            fill: self.fill_string()?,
-            // Fixed-width strings have no NA: "" (all NULs) is just "".
-            marks_na: self.fill_marks_na() && self.chain.fixed_string().is_none(),
+            missing: self.missing_strings(&fill),
+            fill,
         };
         if n == 0 {
             return Ok((read, vec![]));
@@ -155,6 +168,9 @@ impl Array {
             }
         }
         let fill = self.fill_string()?;
+        // NA is written as the first string that reads back as NA.
+        let na = self.missing_strings(&fill).into_iter().next();
+        let na = na.as_deref().unwrap_or(&fill);
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
         let cshape = self.chunk_shape();
@@ -198,7 +214,7 @@ impl Array {
             };
             for (b, &i) in buf.iter_mut().zip(&source) {
                 if i != usize::MAX {
-                    *b = data[i].unwrap_or(&fill).to_owned();
+                    *b = data[i].unwrap_or(na).to_owned();
                 }
             }
             if buf.iter().all(|s| *s == fill) {
@@ -223,7 +239,8 @@ pub struct StringRead {
     which: Vec<u32>,
     elem: Vec<u32>,
     fill: String,
-    marks_na: bool,
+    /// The strings that read as NA (usually none or one).
+    missing: Vec<String>,
 }
 
 impl StringRead {
@@ -235,13 +252,13 @@ impl StringRead {
         self.which.is_empty()
     }
 
-    /// Element `i`, or None where it is NA (equal to the fill value).
+    /// Element `i`, or None where it is NA (equal to a missing string).
     pub fn get(&self, i: usize) -> Option<&str> {
         let s = match &self.chunks[self.which[i] as usize] {
             Some(c) => c[self.elem[i] as usize].as_str(),
             None => self.fill.as_str(),
         };
-        if self.marks_na && s == self.fill {
+        if self.missing.iter().any(|m| m == s) {
             None
         } else {
             Some(s)

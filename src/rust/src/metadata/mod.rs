@@ -394,26 +394,23 @@ pub fn read_node_by(
         }
     };
     let get = |name: &str| fetch(&key(name));
-    // Only a document that parsed is looked at again: a broken one is
-    // refused with its own error.
-    let warning = |name: &str, bytes: &[u8], unknown: &dyn Fn(&Value) -> Vec<String>| {
-        let doc: Value = serde_json::from_slice(bytes).ok()?;
-        strict::unknown_members_warning(&key(name), bytes, &unknown(&doc))
-    };
+    // Each document is parsed once, for the node and for the strict
+    // mode's look at it; only one that parsed is looked at.
+    let context = |name: &'static str| move |e: ZarrError| e.context(&format!("'{}'", key(name)));
     if let Some(b) = get("zarr.json")? {
-        let node = v3::parse(&b).map_err(|e| e.context(&format!("'{}'", key("zarr.json"))))?;
-        let w = warning("zarr.json", &b, &strict::unknown_members_v3);
+        let doc = v3::document(&b).map_err(context("zarr.json"))?;
+        let node = v3::parse_value(&doc).map_err(context("zarr.json"))?;
+        let unknown = strict::unknown_members_v3(&doc);
+        let w = strict::unknown_members_warning(&key("zarr.json"), &b, &unknown);
         return Ok(Some((node, w)));
     }
     if let Some(b) = get(v2::ZARRAY)? {
         let attrs = get(v2::ZATTRS)?;
-        let a = v2::parse_array(&b, attrs.as_deref())
-            .map_err(|e| e.context(&format!("'{}'", key(v2::ZARRAY))))?;
-        let w = warning(v2::ZARRAY, &b, &|doc| {
-            let mut out = Vec::new();
-            strict::unknown_members_zarray(doc, "", &mut out);
-            out
-        });
+        let doc = v2::zarray_document(&b).map_err(context(v2::ZARRAY))?;
+        let a = v2::parse_array_value(&doc, attrs.as_deref()).map_err(context(v2::ZARRAY))?;
+        let mut unknown = Vec::new();
+        strict::unknown_members_zarray(&doc, "", &mut unknown);
+        let w = strict::unknown_members_warning(&key(v2::ZARRAY), &b, &unknown);
         return Ok(Some((NodeMetadata::Array(a), w)));
     }
     if let Some(b) = get(v2::ZGROUP)? {
@@ -678,5 +675,70 @@ mod tests {
         assert_eq!(m.validate().unwrap_err().kind(), "metadata");
         m.chunk_shape = vec![3, 0];
         assert_eq!(m.validate().unwrap_err().kind(), "metadata");
+    }
+
+    /// `read_node_by` over documents held in a map (key -> bytes).
+    fn read_from(
+        docs: &[(&str, Vec<u8>)],
+        path: &str,
+    ) -> Result<Option<(NodeMetadata, Option<String>)>> {
+        read_node_by(path, &|key: &str| {
+            Ok(docs.iter().find(|(k, _)| *k == key).map(|(_, b)| b.clone()))
+        })
+    }
+
+    #[test]
+    fn a_node_document_is_refused_with_its_key_and_read_with_the_strict_warning() {
+        let array = json!({"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "int8",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+            "codecs": [{"name": "bytes", "configuration": {"extra_member_of_read_node_by": 1}}]});
+        let text = array.to_string().into_bytes();
+        let (node, w) = read_from(&[("g/a/zarr.json", text)], "g/a")
+            .unwrap()
+            .unwrap();
+        assert!(matches!(node, NodeMetadata::Array(ref a) if a.shape == [2]));
+        let w = w.expect("a warning for the unknown member");
+        assert!(
+            w.contains("'g/a/zarr.json'")
+                && w.contains("codecs[0].configuration.extra_member_of_read_node_by"),
+            "{w}"
+        );
+        for (bytes, want) in [
+            (
+                b"{\"zarr_format\": 3, \xff}".to_vec(),
+                "zarr.json is not UTF-8",
+            ),
+            (b"{\"zarr_format\": 3,".to_vec(), "invalid JSON"),
+            (b"[3]".to_vec(), "must hold a JSON object"),
+        ] {
+            let e = read_from(&[("g/a/zarr.json", bytes)], "g/a").unwrap_err();
+            assert_eq!(e.kind(), "metadata");
+            assert!(
+                e.message().contains("'g/a/zarr.json'") && e.message().contains(want),
+                "{}",
+                e.message()
+            );
+        }
+        // v2: .zarray, with its .zattrs
+        let zarray = json!({"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "|i1",
+            "fill_value": 0, "order": "C", "compressor": null, "filters": null,
+            "extra_member_of_read_node_by": 1});
+        let docs = [
+            (".zarray", zarray.to_string().into_bytes()),
+            (".zattrs", br#"{"units": "m"}"#.to_vec()),
+        ];
+        let (node, w) = read_from(&docs, "").unwrap().unwrap();
+        let NodeMetadata::Array(a) = node else {
+            panic!("not an array")
+        };
+        assert_eq!(a.attributes["units"], "m");
+        assert!(w.unwrap().contains("'.zarray'"));
+        let e = read_from(&[(".zarray", b"{\xfe}".to_vec())], "").unwrap_err();
+        assert!(
+            e.message().contains("'.zarray'") && e.message().contains(".zarray is not UTF-8"),
+            "{}",
+            e.message()
+        );
     }
 }

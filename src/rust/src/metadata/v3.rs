@@ -257,9 +257,16 @@ fn parse_group(obj: &Map<String, Value>) -> Result<GroupMetadata> {
 
 /// Parse a zarr.json document.
 pub fn parse(bytes: &[u8]) -> Result<NodeMetadata> {
+    parse_value(&document(bytes)?)
+}
+
+/// The bytes of a zarr.json document as JSON, refused as `parse` refuses
+/// them (not UTF-8, not JSON): for a caller that looks at the document
+/// again after `parse_value`.
+pub fn document(bytes: &[u8]) -> Result<Value> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| malformed(format!("zarr.json is not UTF-8: {e}")))?;
-    parse_value(&serde_json::from_str(text)?)
+    Ok(serde_json::from_str(text)?)
 }
 
 /// `parse` of a document already parsed as JSON: a caller holding the

@@ -29,8 +29,9 @@ fn rz_array_open(store: Robj, path: &str, decode: bool) -> Robj {
 /// How reads of the array are CF-decoded: NULL when they are not (not a
 /// CF variable, or opened with decode = FALSE), else a list of `kind`
 /// ("number", "time", "timedelta", "bool"), `active` (whether any element
-/// changes), `units`, `time_unit`, `note` and `zarr_rule` (whether it
-/// decodes as the Zarr rule would).
+/// changes), `units`, `time_unit`, `note`, `missing` (numbers, or the
+/// strings of a string array) and `zarr_rule` (whether it decodes as the
+/// Zarr rule would).
 /// @noRd
 #[extendr]
 fn rz_array_cf(h: Robj) -> Robj {
@@ -51,6 +52,11 @@ fn rz_array_cf(h: Robj) -> Robj {
                 None => ().into(),
             }
         };
+        // (a string array's missing values are strings)
+        let missing: Robj = match a.meta.data_type {
+            crate::dtype::DataType::String => cf.missing_text.clone().into(),
+            _ => cf.missing.clone().into(),
+        };
         Ok(list!(
             kind = kind,
             active = cf.active(),
@@ -59,7 +65,7 @@ fn rz_array_cf(h: Robj) -> Robj {
             note = text(&cf.note),
             scale = cf.scale,
             offset = cf.offset,
-            missing = cf.missing.clone(),
+            missing = missing,
             nat = cf.nat,
             zarr_rule = cf.is_zarr_rule(&a.meta)
         )

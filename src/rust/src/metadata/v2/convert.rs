@@ -169,11 +169,22 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
 
 /// Parse a `.zarray` document and, if the node has one, its `.zattrs`.
 pub fn parse_array(zarray: &[u8], zattrs: Option<&[u8]>) -> Result<ArrayMetadata> {
-    let doc = Value::Object(json_object(zarray, ".zarray")?);
+    parse_array_value(&zarray_document(zarray)?, zattrs)
+}
+
+/// The bytes of a `.zarray` document as JSON, refused as `parse_array`
+/// refuses them (not UTF-8, not JSON, not an object).
+pub fn zarray_document(zarray: &[u8]) -> Result<Value> {
+    Ok(Value::Object(json_object(zarray, ".zarray")?))
+}
+
+/// `parse_array` of a `.zarray` document already parsed by
+/// `zarray_document`, for a caller that looks at it again.
+pub fn parse_array_value(zarray: &Value, zattrs: Option<&[u8]>) -> Result<ArrayMetadata> {
     let attrs = zattrs
         .map(|b| json_object(b, ".zattrs").map(Value::Object))
         .transpose()?;
-    array_from_json(&doc, attrs.as_ref())
+    array_from_json(zarray, attrs.as_ref())
 }
 
 /// The `.zarray` and `.zattrs` documents of an array.

@@ -26,7 +26,9 @@
 mod convert;
 mod document;
 
-pub use convert::{array_from_json, array_to_json, parse_array};
+pub use convert::{
+    array_from_json, array_to_json, parse_array, parse_array_value, zarray_document,
+};
 pub(crate) use document::ARRAY_MEMBERS;
 pub use document::{
     consolidated_metadata, dtype_string, group_from_json, group_to_json, parse_consolidated,
