@@ -52,7 +52,8 @@
 #' than "" (such as this package's default, U+2400) still marks `NA`, and
 #' in v3 "" (zarr-python's default) is text. Markers that are not text
 #' mark nothing. `NA` written into such an array is stored as the first
-#' marker.
+#' marker; where no string reads as `NA` (v3, fill value "", no marker),
+#' writing `NA` is a `zarr_error_type` error rather than a silent "".
 #'
 #' **What R writes.** [as_zarr()] gives every array dimension names and
 #' the CF attributes with which xarray reads it as R means it (`NA` as

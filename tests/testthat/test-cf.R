@@ -152,6 +152,19 @@ test_that("missing_value and _FillValue of a string array mark NA, as xarray mas
   expect_identical(z[["/own"]][], c("x", NA, ""))
 })
 
+test_that("NA into a CF string array with no string that reads as NA is refused, not stored as text", {
+  v <- c("a", "N/A", "", "b", "zz")
+  # v3, fill "" (text under CF), no missing_value: NA has no representation
+  a <- cf_strings(v, list())
+  expect_error(a[2:3] <- c("c", NA), class = "zarr_error_type", regexp = "'/s'.*value 2 is NA")
+  # nothing was written
+  expect_identical(a[], v)
+  expect_error(a[] <- rep(NA_character_, 5), class = "zarr_error_type", regexp = "value 1 is NA")
+  # strings without NA still write
+  a[2] <- "y"
+  expect_identical(a[], c("a", "y", "", "b", "zz"))
+})
+
 test_that("every variable xarray writes (zarr-python 3 and 2, v2 and v3, consolidated or not) reads as xarray shows it", {
   for (writer in c("zarr3", "zarr2")) {
     res <- xarray_read_all(writer)

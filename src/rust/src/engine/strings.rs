@@ -168,8 +168,20 @@ impl Array {
             }
         }
         let fill = self.fill_string()?;
-        // NA is written as the first string that reads back as NA.
+        // NA is written as the first string that reads back as NA. Where no
+        // string does (a CF variable without a marker, whose fill value
+        // reads as text), writing NA would store text that reads back as
+        // that text: refused before anything is written, as for numbers.
         let na = self.missing_strings(&fill).into_iter().next();
+        if na.is_none() {
+            if let Some(i) = data.iter().position(|v| v.is_none()) {
+                return Err(ZarrError::Type(format!(
+                    "{}: value {} is NA, which this string array cannot hold: no string of it reads as NA (set a missing_value attribute to mark missing strings)",
+                    self.what(),
+                    i + 1
+                )));
+            }
+        }
         let na = na.as_deref().unwrap_or(&fill);
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
