@@ -1,6 +1,7 @@
 //! Numbers in CF attributes, in the forms xarray stores them: JSON
 //! numbers, "NaN" and infinities as text, 64-bit integers as decimal text,
-//! and (v3) base64 of the value's little-endian bytes.
+//! and (v3) base64 of the value's little-endian bytes; and the strings of
+//! a string array's markers.
 
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -80,6 +81,19 @@ pub(super) fn numbers(v: &Value, dtype: DataType, name: &str) -> Result<Vec<f64>
             .collect(),
         Value::Null => Ok(Vec::new()),
         x => Ok(vec![attribute_number(x, dtype, name)?]),
+    }
+}
+
+/// The strings of a marker attribute of a string array: one string or a
+/// list of them; members that are not text mark nothing.
+pub(super) fn texts(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

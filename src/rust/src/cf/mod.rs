@@ -43,7 +43,7 @@ pub use xarray::missing_attributes;
 use crate::dtype::{DataType, RType};
 use crate::error::Result;
 use crate::metadata::ArrayMetadata;
-use attributes::{numbers, scalar};
+use attributes::{numbers, scalar, texts};
 use serde_json::{Map, Value};
 use time::unit_seconds;
 
@@ -179,16 +179,7 @@ fn numpy_time(meta: &ArrayMetadata) -> Option<(CfKind, String, Option<f64>)> {
 /// fill value of `.zarray` (xarray's attribute of that name counts only
 /// where the fill value is null). Markers that are not text mark nothing.
 fn missing_strings(meta: &ArrayMetadata) -> Vec<String> {
-    let text = |name: &str| -> Vec<String> {
-        match meta.attributes.get(name) {
-            Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(list)) => list
-                .iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
+    let text = |name: &str| texts(meta.attributes.get(name));
     let mut out = if meta.zarr_format == 2 && meta.fill_marks_na {
         String::from_utf8(meta.fill_value.bytes.clone())
             .into_iter()
