@@ -694,3 +694,48 @@ test_that("a loop of large reads does not grow memory by a result per read (#23)
   expect_lte(growth[1], 4, label = paste(out, collapse = "\n"))
   expect_lte(growth[2], 4, label = paste(out, collapse = "\n"))
 })
+
+test_that("a large read after a collection does not make R run another", {
+  # R weighs a new vector against its own heap, which it shrinks after
+  # each collection; a large result used to make it run a full collection
+  # of the whole session (every other read after a `gc()`). In a child
+  # process, so that the only collections are the ones of this loop.
+  skip_on_cran()
+  skip_if_not(.Platform$OS.type == "unix")
+  n <- 4096L # 128 MiB: smaller results fit the room R keeps after a collection
+  path <- file.path(withr::local_tempdir(), "gc.zarr")
+  b <- define_array("float64", c(n, n))
+  b$chunk_shape <- c(1024, 1024)
+  b$remove_codec("blosc")
+  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+  code <- sprintf('
+    suppressMessages(library(zarr))
+    a <- open_zarr("%s", read_only = TRUE)[["/x"]]
+    x <- a[]
+    counts <- integer(10)
+    ok <- logical(10)
+    for (i in 1:10) {
+      rm(x)
+      invisible(gc())
+      msgs <- utils::capture.output(
+        {
+          invisible(gcinfo(TRUE))
+          x <- a[]
+          invisible(gcinfo(FALSE))
+        },
+        type = "message"
+      )
+      counts[i] <- sum(grepl("Garbage collection", msgs))
+      ok[i] <- identical(dim(x), c(%dL, %dL)) && x[%d, %d] == %d^2 && x[1, 1] == 1
+    }
+    cat(all(ok), counts, "\n")
+  ', path, n, n, n, n, n)
+  out <- withr::with_envvar(
+    c(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
+  )
+  got <- strsplit(trimws(tail(out, 1)), " +")[[1]]
+  expect_identical(got[1], "TRUE", label = paste(out, collapse = "\n"))
+  # Collections during each of the ten reads.
+  expect_identical(as.integer(got[-1]), rep(0L, 10), label = paste(out, collapse = "\n"))
+})

@@ -35,6 +35,8 @@ struct RAllocator {
 extern "C" {
     fn Rf_allocVector3(t: SEXPTYPE, n: isize, allocator: *mut RAllocator) -> extendr_ffi::SEXP;
     fn R_gc();
+    // Declared in Rinternals.h; R_xlen_t is ptrdiff_t.
+    fn SETLENGTH(x: extendr_ffi::SEXP, n: isize);
 }
 
 /// A block taken before R asks for it, so that a refusal falls back to
@@ -100,11 +102,25 @@ fn alloc_large(sexptype: SEXPTYPE, n: usize, elt_size: usize) -> Option<Robj> {
         res: std::ptr::null_mut(),
         data: &mut reserved as *mut Reserved as *mut std::ffi::c_void,
     };
+    // R checks a new vector's size against its own heap before it calls
+    // the allocator, and runs a collection when the heap has less room:
+    // a full one, since memory of a custom allocator is not part of that
+    // heap and freeing it makes no room there. After any collection R
+    // shrinks the heap again, so most large reads paid a full collection
+    // of the whole session (every other read in a loop with `gc()`, two
+    // per collection of ours in a plain loop). The vector is therefore
+    // allocated at length 2, which passes that check, and given its
+    // length afterwards: the block holds all of it, R reads the length
+    // from the header alone (for copies, serialization, `length()`), and
+    // frees custom-allocated vectors through the allocator without
+    // counting their size. pages::blocks keeps the bound on memory.
     // SAFETY: R copies the allocator into the block, so a local one may
     // go; the vector is protected by from_sexp before anything else can
-    // allocate. block_alloc hands R the reserved block, which fits.
+    // allocate. block_alloc hands R the reserved block, which fits `n`
+    // elements; length 2 is not a scalar, so R takes the allocator path.
     unsafe {
-        let sexp = Rf_allocVector3(sexptype, n as isize, &mut allocator);
+        let sexp = Rf_allocVector3(sexptype, 2, &mut allocator);
+        SETLENGTH(sexp, n as isize);
         Some(Robj::from_sexp(sexp))
     }
 }
