@@ -10,6 +10,9 @@
 //           renameat): no walk of the path from the root per call;
 //   tmpfile O_TMPFILE in the row's folder, written, linked into place by
 //           linkat of /proc/self/fd (Linux; fails where the name exists).
+// And not atomic:
+//   create  the file itself created exclusively by full path, written,
+//           closed (the file store with `zarr.atomic_writes = FALSE`).
 // Reads:
 //   plain   open + read + close by full path;
 //   fstat   open (O_NONBLOCK) + fstat + read + close (the store before);
@@ -33,15 +36,15 @@ static int cmp(const void*a,const void*b){double x=*(double*)a,y=*(double*)b;ret
 static char *buf;
 static void die(const char*s){perror(s);exit(1);}
 static void rmtree(const char*d){char cmd[8192];snprintf(cmd,sizeof cmd,"rm -rf '%s'",d);if(system(cmd)){}}
-enum {W_RENAME, W_AT, W_TMPFILE, NW};
-static const char*wname[NW]={"rename","at","tmpfile"};
+enum {W_RENAME, W_AT, W_TMPFILE, W_CREATE, NW};
+static const char*wname[NW]={"rename","at","tmpfile","create"};
 static double do_write(const char*root,int side,int how){
   rmtree(root); mkdir(root,0755);
   char p[4096],t[4096]; size_t sz=TOTAL/(side*side); int k=0;
   double t0=now();
   snprintf(p,sizeof p,"%s/c",root); mkdir(p,0755);
   for(int i=0;i<side;i++){snprintf(p,sizeof p,"%s/c/%d",root,i); mkdir(p,0755);
-    int dfd=how==W_RENAME?-1:open(p,O_RDONLY|O_DIRECTORY|O_CLOEXEC);
+    int dfd=how==W_RENAME||how==W_CREATE?-1:open(p,O_RDONLY|O_DIRECTORY|O_CLOEXEC);
     for(int j=0;j<side;j++,k++){
       const char*src=buf+(size_t)k*sz; int fd;
       if(how==W_RENAME){
@@ -50,6 +53,11 @@ static double do_write(const char*root,int side,int how){
         if(write(fd,src,sz)!=(ssize_t)sz) die("write");
         close(fd);
         if(rename(t,p)) die("rename");
+      } else if(how==W_CREATE){
+        snprintf(p,sizeof p,"%s/c/%d/%d",root,i,j);
+        if((fd=open(p,O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC,0644))<0) die(p);
+        if(write(fd,src,sz)!=(ssize_t)sz) die("write");
+        close(fd);
       } else if(how==W_AT){
         snprintf(t,sizeof t,".tmp-%d",k); snprintf(p,sizeof p,"%d",j);
         if((fd=openat(dfd,t,O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC,0644))<0) die(t);

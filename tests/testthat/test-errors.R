@@ -55,6 +55,29 @@ test_that("a truncated uncompressed chunk is zarr_error_corrupt_chunk, not a sho
   expect_error(x$arr$read(), class = "zarr_error_corrupt_chunk", regexp = "a/c/0/0", fixed = TRUE)
 })
 
+test_that("an uncompressed float64 chunk one element or one byte off its length is zarr_error_corrupt_chunk", {
+  # Chunks of 32 x 2, whose 256-byte columns are read straight into the
+  # result. Every wrong length of the chunk file is an error naming it;
+  # the other chunk still reads.
+  def <- define_array("float64", c(64, 2))
+  def$chunk_shape <- c(32, 2)
+  def$remove_codec("blosc")
+  path <- local_store_path()
+  arr <- create_zarr(path)$add_array("/", "a", def)
+  m <- matrix(as.numeric(1:128), 64, 2)
+  arr$write(m)
+  chunk <- file.path(path, "a", "c", "1", "0")
+  b <- read_raw_file(chunk)
+  expect_length(b, 512L)
+  for (bytes in list(b[1:511], b[1:504], c(b, as.raw(0)), c(b, b[1:8]))) {
+    writeBin(bytes, chunk)
+    expect_error(arr$read(), class = "zarr_error_corrupt_chunk", regexp = "a/c/1/0", fixed = TRUE)
+    expect_identical(arr[1:32, ], m[1:32, ])
+  }
+  writeBin(b, chunk)
+  expect_identical(arr[], m)
+})
+
 test_that("reading a chunk of garbage bytes is zarr_error_corrupt_chunk naming the chunk key", {
   x <- local_int_array()
   writeBin(as.raw(c(0x00, 0x13, 0x57, 0xa1, 0xff, 0x42, 0x99, 0x10, rep(0xee, 40))), x$chunk)

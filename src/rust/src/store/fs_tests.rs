@@ -464,3 +464,45 @@ fn fs_writes_never_follow_a_link_out_of_the_root_but_reads_do() {
     set(&store, "alias/x", b"inside");
     assert_eq!(fs::read(dir.join("store/real/x")).unwrap(), b"inside");
 }
+
+#[test]
+fn fs_get_direct_fills_buffers_only_for_a_value_of_their_length() {
+    let dir = TempDir::new("direct");
+    let store = open_rw(&dir, "store");
+    // Two buffers, as the columns of a chunk: 3 + 2 bytes.
+    let read = |key: &str| {
+        let (mut a, mut b) = ([0u8; 3], [0u8; 2]);
+        let got = {
+            let mut bufs = [
+                std::io::IoSliceMut::new(&mut a),
+                std::io::IoSliceMut::new(&mut b),
+            ];
+            store.get_direct_str(key, &mut bufs).unwrap()
+        };
+        (got, a, b)
+    };
+    set(&store, "exact", b"abcde");
+    assert_eq!(read("exact"), (Direct::Done, *b"abc", *b"de"));
+    set(&store, "short", b"abcd");
+    assert_eq!(read("short").0, Direct::NotDone);
+    set(&store, "long", b"abcdef");
+    assert_eq!(read("long").0, Direct::NotDone);
+    set(&store, "empty", b"");
+    assert_eq!(read("empty").0, Direct::NotDone);
+    assert_eq!(read("none").0, Direct::Missing);
+    // A folder is a prefix, not a key; a file where a folder should be
+    // leaves nothing below it.
+    set(&store, "d/x", b"x");
+    assert_eq!(read("d").0, Direct::Missing);
+    assert_eq!(read("exact/x").0, Direct::Missing);
+    // No buffers at all: only an empty value fits them.
+    let mut none: [std::io::IoSliceMut; 0] = [];
+    assert_eq!(
+        store.get_direct_str("empty", &mut none).unwrap(),
+        Direct::Done
+    );
+    assert_eq!(
+        store.get_direct_str("exact", &mut none).unwrap(),
+        Direct::NotDone
+    );
+}
