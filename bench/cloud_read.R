@@ -13,8 +13,16 @@
 # 256 x 256 region that is one chunk (one inner chunk). The "direct" rows
 # read from the server without the proxy: what the server alone allows.
 #
-# The server: s3s-fs (a Rust S3 server over a folder: `cargo install
-# s3s-fs --features binary`) when BENCH_S3S_FS names its binary, else moto
+# The server: zarr-bench-s3 when BENCH_S3_MEMORY names its binary, a small
+# Rust S3 server of this folder's (bench/s3_server, on the `s3s` crate)
+# that holds the objects in memory and sends each answer in one piece:
+#
+#   cargo install --locked --path bench/s3_server --root /some/dir
+#
+# (bench only: not part of the package). Else s3s-fs (a Rust S3 server
+# over a folder: `cargo install s3s-fs --features binary`) when
+# BENCH_S3S_FS names its binary: it reads each answer from its file 4 KiB
+# at a time and takes more CPU per full read than the clients. Else moto
 # (ZARR_TEST_MOTO_VENV, as the tests), whose Python server answers a few
 # hundred requests per second and is then the bottleneck at 0 ms. The
 # proxy is Python too (standard library, asyncio, one thread): see CLOUD_RESULTS.md for what
@@ -30,7 +38,7 @@
 # with BENCH_CLOUD_LOG=folder, each R run's request timeline from the
 # proxy as JSON). Run from the repository root after `make install`:
 #
-#   R_LIBS=.rlib BENCH_PYTHON=/path/to/venv/bin/python BENCH_S3S_FS=/path/to/s3s-fs Rscript bench/cloud_read.R
+#   R_LIBS=.rlib BENCH_PYTHON=/path/to/venv/bin/python BENCH_S3_MEMORY=/some/dir/bin/zarr-bench-s3 Rscript bench/cloud_read.R
 script_dir <- local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench")
@@ -44,6 +52,7 @@ moto_venv <- Sys.getenv("ZARR_TEST_MOTO_VENV", file.path(repo, ".venv-moto"))
 moto_python <- file.path(moto_venv, "bin", "python")
 peer_python <- Sys.getenv("BENCH_PYTHON", Sys.getenv("BENCH_ZARR_PYTHON", ""))
 s3s_fs <- Sys.getenv("BENCH_S3S_FS", "")
+s3_memory <- Sys.getenv("BENCH_S3_MEMORY", "")
 log_dir <- Sys.getenv("BENCH_CLOUD_LOG", "")
 reps <- as.integer(Sys.getenv("BENCH_CLOUD_REPS", "3"))
 settings <- strsplit(Sys.getenv("BENCH_CLOUD_DELAYS", "direct,0,20"), ",")[[1]]
@@ -90,7 +99,12 @@ http <- function(port, method, path) {
 }
 
 bucket <- "zarr-bench"
-if (nzchar(s3s_fs)) {
+if (nzchar(s3_memory)) {
+  server <- start(s3_memory, function(p) {
+    c("--host", "127.0.0.1", "--port", p, "--access-key", key, "--secret-key", key, "--bucket", bucket)
+  })
+  server_name <- system2(s3_memory, "--version", stdout = TRUE)[1]
+} else if (nzchar(s3s_fs)) {
   # s3s-fs serves the folders of its root as buckets.
   root <- tempfile("s3s-root-")
   dir.create(file.path(root, bucket), recursive = TRUE)

@@ -35,6 +35,7 @@ mod tests;
 use config::*;
 pub use config::{cloud_of_url, Cloud, ObjectOptions};
 
+#[derive(Clone)]
 pub struct ObjectStore {
     cloud: Cloud,
     /// The bucket (S3, GCS) or container (Azure).
@@ -401,6 +402,27 @@ fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
     Ok(rt)
 }
 
+/// A request's task, cancelled when its read stops waiting for it (an
+/// error elsewhere, an interrupt): no request goes on after its read ended.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> std::future::Future for AbortOnDrop<T> {
+    type Output = std::result::Result<T, tokio::task::JoinError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Everything a built client depends on: two opens with equal keys may
 /// share one. The environment is part of it because the builders read
 /// credentials, region and endpoint from it.
@@ -573,15 +595,29 @@ impl Store for ObjectStore {
         arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
     ) {
         let in_flight = in_flight.clamp(1, self.options.max_concurrency);
+        // Each request is a task of the runtime, on the worker threads
+        // where hyper's connection tasks receive the bodies: a body's
+        // pieces are gathered there, and only the whole value crosses to
+        // this thread. Gathered here, every piece woke this thread from
+        // another one (a futex wake and a task switch per piece).
+        let me = Arc::new(self.clone());
         self.runtime.block_on(async {
-            let mut got = stream::iter(
-                requests
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (k, r))| async move { (i, self.get_async(k, *r).await) }),
-            )
+            let mut got = stream::iter(requests.iter().enumerate().map(|(i, (k, r))| {
+                let (me, key, range) = (Arc::clone(&me), k.clone(), *r);
+                let task = self
+                    .runtime
+                    .spawn(async move { me.get_async(&key, range).await });
+                async move { (i, AbortOnDrop(task).await) }
+            }))
             .buffer_unordered(in_flight);
             while let Some((i, value)) = got.next().await {
+                let value = match value {
+                    Ok(v) => v,
+                    // A panic in a request reaches the fetching thread, as
+                    // it did when the request ran there.
+                    Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                    Err(e) => Err(ZarrError::Io(format!("a read was cancelled: {e}"))),
+                };
                 if !arrived(i, value) {
                     return;
                 }
