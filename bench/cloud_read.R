@@ -13,6 +13,16 @@
 # 256 x 256 region that is one chunk (one inner chunk). The "direct" rows
 # read from the server without the proxy: what the server alone allows.
 #
+# A setting "s<ms>" (e.g. s20) adds the latency in the server instead, with
+# no proxy in the path: zarr-bench-s3 only (BENCH_S3_MEMORY), set with its
+# POST /__bench/delay?ms=<ms> route (the same delay as its `--delay-ms`
+# flag: a sleep per request before it is answered, so requests in flight
+# overlap their waits). The proxy is Python and, relaying 128 MiB, takes a
+# share of the two cores the clients also need; here the latency costs no
+# CPU. Requests are then the server's count (GET /__bench/stats): R's for
+# its last run, as the proxy's; the Python contenders' over all their runs
+# divided by the runs (they ask only a proxy for counts).
+#
 # The server: zarr-bench-s3 when BENCH_S3_MEMORY names its binary, a small
 # Rust S3 server of this folder's (bench/s3_server, on the `s3s` crate)
 # that holds the objects in memory and sends each answer in one piece:
@@ -31,9 +41,10 @@
 # The peers: a Python with zarr >= 3, obstore and tensorstore in
 # BENCH_PYTHON (a venv outside the repository; without it only this
 # package is measured). BENCH_CLOUD_DELAYS picks the settings (default
-# "direct,0,20"). Besides wall times it reports the CPU seconds per read of
-# each client, of the server and of the proxy: on a machine whose cores
-# the three share, the wall time of a full read is their CPU together.
+# "direct,0,20"; "s20" as above). Besides wall times it reports the CPU
+# seconds per read of each client, of the server and of the proxy: on a
+# machine whose cores the three share, the wall time of a full read is
+# their CPU together.
 # Prints a table and writes bench/CLOUD_RESULTS.md (and,
 # with BENCH_CLOUD_LOG=folder, each R run's request timeline from the
 # proxy as JSON). Run from the repository root after `make install`:
@@ -58,6 +69,15 @@ reps <- as.integer(Sys.getenv("BENCH_CLOUD_REPS", "3"))
 settings <- strsplit(Sys.getenv("BENCH_CLOUD_DELAYS", "direct,0,20"), ",")[[1]]
 peers <- if (nzchar(peer_python)) c("zarr-python", "tensorstore") else character()
 python <- if (file.exists(moto_python)) moto_python else Sys.which("python3")
+# The latency the server adds itself ("s20": 20 ms), 0 for the others.
+server_delay <- ifelse(grepl("^s[0-9]+$", settings), suppressWarnings(as.integer(sub("^s", "", settings))), 0L)
+bad <- settings[!grepl("^(direct|[0-9]+|s[0-9]+)$", settings)]
+if (length(bad)) stop("BENCH_CLOUD_DELAYS: not a setting: ", paste(bad, collapse = ", "),
+                      " (direct, a delay in ms for the proxy, or s<ms> for the server)")
+if (any(grepl("^s", settings)) && !nzchar(s3_memory))
+  stop("BENCH_CLOUD_DELAYS: ", paste(grep("^s", settings, value = TRUE), collapse = ", "),
+       " (latency added by the server) needs zarr-bench-s3: set BENCH_S3_MEMORY to its binary")
+names(server_delay) <- settings
 key <- "testing"
 
 free_port <- function() {
@@ -145,14 +165,15 @@ cpu_of <- function(p) {
   (as.numeric(f[12L]) + as.numeric(f[13L])) / ticks
 }
 
-# Median wall time and CPU time of `reps` runs of f() and the proxy's
-# request count of the last run (NA without a proxy); its request
-# timeline goes to BENCH_CLOUD_LOG. The CPU time is this process's (all
-# its threads: the client's fetch and decode).
-measure <- function(proxy, f, what, label) {
+# Median wall time and CPU time of `reps` runs of f() and the request
+# count of the last run by `counter` (the proxy, or zarr-bench-s3 when it
+# adds the latency; NA without either); the proxy's request timeline goes
+# to BENCH_CLOUD_LOG. The CPU time is this process's (all its threads: the
+# client's fetch and decode).
+measure <- function(counter, f, what, label) {
   walls <- cpus <- numeric(reps)
   for (r in seq_len(reps)) {
-    if (!is.null(proxy)) http(proxy$port, "POST", "/__proxy/reset")
+    if (!is.null(counter)) http(counter$port, "POST", paste0(counter$routes, "/reset"))
     t0 <- proc.time()
     got <- f()
     t1 <- proc.time()
@@ -162,13 +183,16 @@ measure <- function(proxy, f, what, label) {
     stopifnot(identical(got, want[[what]]))
   }
   out <- list(wall = stats::median(walls), cpu = stats::median(cpus))
-  if (is.null(proxy)) return(c(out, requests = NA_integer_))
-  if (nzchar(log_dir)) {
+  if (is.null(counter)) return(c(out, requests = NA_integer_))
+  if (nzchar(log_dir) && counter$routes == "/__proxy") {
     dir.create(log_dir, showWarnings = FALSE, recursive = TRUE)
-    writeLines(utils::tail(http(proxy$port, "GET", "/__proxy/log"), 1L), file.path(log_dir, paste0(label, ".json")))
+    writeLines(utils::tail(http(counter$port, "GET", "/__proxy/log"), 1L), file.path(log_dir, paste0(label, ".json")))
   }
-  stats <- jsonlite::fromJSON(utils::tail(http(proxy$port, "GET", "/__proxy/stats"), 1L))
-  c(out, requests = stats$requests)
+  c(out, requests = requests_of(counter))
+}
+
+requests_of <- function(counter) {
+  jsonlite::fromJSON(utils::tail(http(counter$port, "GET", paste0(counter$routes, "/stats")), 1L))$requests
 }
 
 # Run `read` (one contender's `reps` reads) and add the CPU seconds per
@@ -185,24 +209,27 @@ with_service_cpu <- function(proxy, read) {
 
 # The array is opened by its own URL, as the peers open it by its path:
 # one metadata request, not the root group's too.
-r_read <- function(proxy, endpoint, name, what) {
+r_read <- function(counter, endpoint, name, what, setting) {
   url <- sprintf("s3://%s/%s.zarr/x", bucket, name)
   Sys.setenv(AWS_ENDPOINT_URL = endpoint)
   read <- switch(what,
     full = function() open_zarr(url, read_only = TRUE)[["/"]][],
     region = function() open_zarr(url, read_only = TRUE)[["/"]][region[[1]], region[[2]]]
   )
-  measure(proxy, read, what, paste("R", name, what, if (is.null(proxy)) "direct" else proxy$delay, sep = "-"))
+  measure(counter, read, what, paste("R", name, what, setting, sep = "-"))
 }
 
-peer_read <- function(peer, endpoint, name, what) {
+# `counter` is the server's when it adds the latency itself: the peers
+# find no proxy to ask, so their requests are counted here, over all runs.
+peer_read <- function(peer, endpoint, name, what, counter = NULL) {
+  if (!is.null(counter)) http(counter$port, "POST", paste0(counter$routes, "/reset"))
   out <- system2(peer_python, c(peers_py, peer, endpoint, bucket, name, what, reps, sums[[what]]),
                  stdout = TRUE, stderr = TRUE,
                  env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))
   if (!is.null(attr(out, "status"))) stop(paste(out, collapse = "\n"))
   r <- jsonlite::fromJSON(utils::tail(out, 1L))
-  list(wall = r$wall, cpu = r$cpu, requests = if (is.null(r$requests)) NA_integer_ else r$requests,
-       version = r$version)
+  requests <- if (!is.null(counter)) requests_of(counter) / reps else if (is.null(r$requests)) NA_integer_ else r$requests
+  list(wall = r$wall, cpu = r$cpu, requests = requests, version = r$version)
 }
 
 loads <- character()
@@ -210,20 +237,28 @@ versions <- character()
 rows <- list()
 for (setting in settings) {
   proxy <- NULL
+  counter <- NULL
   endpoint <- server$endpoint
-  if (setting != "direct") {
+  # Set for every setting, so that one after an "s" setting has none.
+  if (nzchar(s3_memory)) http(server$port, "POST", sprintf("/__bench/delay?ms=%d", server_delay[[setting]]))
+  if (grepl("^s", setting)) {
+    counter <- list(port = server$port, routes = "/__bench")
+  } else if (setting != "direct") {
     proxy <- start(python, function(p) {
       c(proxy_py, "--port", p, "--upstream", server$endpoint, "--delay-ms", setting)
     })
-    proxy$delay <- setting
+    proxy$routes <- "/__proxy"
+    counter <- proxy
     endpoint <- proxy$endpoint
   }
   loads[setting] <- trimws(sub(".*load average: ", "", system("uptime", intern = TRUE)))
   for (name in names(layouts)) {
     for (what in c("full", "region")) {
-      got <- list(R = with_service_cpu(proxy, function() r_read(proxy, endpoint, name, what)))
+      got <- list(R = with_service_cpu(proxy, function() r_read(counter, endpoint, name, what, setting)))
       for (peer in peers) {
-        got[[peer]] <- with_service_cpu(proxy, function() peer_read(peer, endpoint, name, what))
+        got[[peer]] <- with_service_cpu(proxy, function() {
+          peer_read(peer, endpoint, name, what, if (is.null(proxy)) counter)
+        })
         versions[peer] <- got[[peer]]$version
       }
       row <- data.frame(setting = setting, layout = name,
@@ -246,14 +281,18 @@ for (setting in settings) {
 }
 res <- do.call(rbind, rows)
 
-fmt <- data.frame("latency (ms/req)" = ifelse(res$setting == "direct", "direct (no proxy)", res$setting),
+latency <- ifelse(res$setting == "direct", "direct (no proxy)",
+                  ifelse(grepl("^s", res$setting), paste(sub("^s", "", res$setting), "(server)"), res$setting))
+fmt <- data.frame("latency (ms/req)" = latency,
                   layout = res$layout, read = res$read, check.names = FALSE, stringsAsFactors = FALSE)
 for (who in c("R", peers)) {
   label <- if (who == "R") "zarr (R)" else who
   fmt[[paste(label, "s")]] <- sprintf("%.3f", res[[paste(who, "s")]])
   fmt[[paste(label, "CPU s")]] <- sprintf("%.2f", res[[paste(who, "cpu")]])
-  fmt[[paste(label, "requests")]] <- ifelse(is.na(res[[paste(who, "requests")]]), "-",
-                                            res[[paste(who, "requests")]])
+  n <- res[[paste(who, "requests")]]
+  # A mean over runs (the peers' in an "s" setting) shows when the runs differ.
+  fmt[[paste(label, "requests")]] <- ifelse(is.na(n), "-", ifelse(n == round(n), sprintf("%d", as.integer(round(n))),
+                                                                  sprintf("%.1f", n)))
 }
 for (peer in peers) fmt[[paste("R /", peer)]] <- sprintf("%.2f", res[["R s"]] / res[[paste(peer, "s")]])
 if (length(peers)) {
@@ -288,7 +327,10 @@ writeLines(c(
           getRversion(), packageVersion("zarr"),
           if (length(versions)) paste(versions, collapse = "; ") else "peers not measured"),
   sprintf(paste("- server: %s on 127.0.0.1; proxy: tests/testthat/proxy/s3_proxy.py",
-                "(Python, asyncio, bodies relayed in pieces)"), server_name),
+                "(Python, asyncio, bodies relayed in pieces)%s"), server_name,
+          if (any(grepl("^s", settings))) paste("; \"(server)\": the latency added by the server itself",
+                                                "(a sleep per request), no proxy; requests its count",
+                                                "(the Python contenders': over all runs / runs)") else ""),
   sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
           paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
   paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",

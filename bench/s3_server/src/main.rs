@@ -13,11 +13,26 @@
 //!
 //! The S3 protocol (routing, SigV4 checks, XML) is the `s3s` crate's, the
 //! same s3s-fs is built on.
+//!
+//! Latency without a proxy: `--delay-ms N` makes every S3 request wait N
+//! ms (a tokio sleep of its own) before it is answered, so requests in
+//! flight wait side by side as over a real link, and no relay spends CPU
+//! on the shared cores. Paths starting with `/__` are never S3's (a bucket
+//! name starts with a letter or digit, and requests are taken path-style
+//! only): they are answered here, before s3s, not delayed and not counted:
+//!
+//! - `GET /__bench/stats`: `{"requests": N, "delay_ms": D}`, N the S3
+//!   requests received since the start or the last reset;
+//! - `POST /__bench/reset`: N back to 0 (answers the stats);
+//! - `POST /__bench/delay?ms=D`: the delay from now on, so one server
+//!   loaded once serves settings of several latencies (answers the stats);
+//! - anything else under `/__`: 404 (the Python contenders ask every
+//!   endpoint for a proxy's counters, and this is not one).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt as _;
@@ -25,8 +40,9 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder as ConnBuilder;
 use s3s::auth::SimpleAuth;
 use s3s::dto::*;
+use s3s::service::S3Service;
 use s3s::service::S3ServiceBuilder;
-use s3s::{s3_error, Body, S3Request, S3Response, S3Result, S3};
+use s3s::{s3_error, Body, HttpError, HttpResponse, S3Request, S3Response, S3Result, S3};
 use tokio::net::TcpListener;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -313,16 +329,103 @@ impl S3 for Memory {
     }
 }
 
+/// The S3 service behind the bench's own routes, with the added latency.
+#[derive(Clone)]
+struct Bench {
+    s3: S3Service,
+    state: Arc<BenchState>,
+}
+
+#[derive(Default)]
+struct BenchState {
+    requests: AtomicU64,
+    delay_ms: AtomicU64,
+}
+
+impl BenchState {
+    fn stats(&self) -> String {
+        format!(
+            "{{\"requests\": {}, \"delay_ms\": {}}}\n",
+            self.requests.load(Ordering::Relaxed),
+            self.delay_ms.load(Ordering::Relaxed)
+        )
+    }
+
+    fn answer(&self, method: &http::Method, uri: &http::Uri) -> HttpResponse {
+        let ok = |text: String| {
+            http::Response::builder()
+                .header("content-type", "application/json")
+                .body(Body::from(text))
+                .unwrap()
+        };
+        match (method.as_str(), uri.path()) {
+            ("GET", "/__bench/stats") => ok(self.stats()),
+            ("POST", "/__bench/reset") => {
+                self.requests.store(0, Ordering::Relaxed);
+                ok(self.stats())
+            }
+            ("POST", "/__bench/delay") => {
+                let ms = uri
+                    .query()
+                    .unwrap_or("")
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("ms="))
+                    .and_then(|v| v.parse::<u64>().ok());
+                match ms {
+                    Some(ms) => {
+                        self.delay_ms.store(ms, Ordering::Relaxed);
+                        ok(self.stats())
+                    }
+                    None => http::Response::builder()
+                        .status(400)
+                        .body(Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()))
+                        .unwrap(),
+                }
+            }
+            _ => http::Response::builder()
+                .status(404)
+                .body(Body::empty())
+                .unwrap(),
+        }
+    }
+}
+
+impl hyper::service::Service<http::Request<hyper::body::Incoming>> for Bench {
+    type Response = HttpResponse;
+    type Error = HttpError;
+    type Future = futures::future::BoxFuture<'static, Result<HttpResponse, HttpError>>;
+
+    fn call(&self, req: http::Request<hyper::body::Incoming>) -> Self::Future {
+        if req.uri().path().starts_with("/__") {
+            let resp = self.state.answer(req.method(), req.uri());
+            return Box::pin(async move { Ok(resp) });
+        }
+        self.state.requests.fetch_add(1, Ordering::Relaxed);
+        let delay = self.state.delay_ms.load(Ordering::Relaxed);
+        let s3 = self.s3.clone();
+        Box::pin(async move {
+            // Each request sleeps in its own task: concurrent requests
+            // overlap their waits, as on a link with that round trip,
+            // instead of queueing behind one another.
+            if delay > 0 {
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+            }
+            hyper::service::Service::call(&s3, req).await
+        })
+    }
+}
+
 struct Options {
     host: String,
     port: u16,
     access_key: Option<String>,
     secret_key: Option<String>,
     buckets: Vec<String>,
+    delay_ms: u64,
 }
 
 const USAGE: &str =
-    "usage: zarr-bench-s3 [--host H] [--port P] [--access-key K --secret-key S] [--bucket B]...";
+    "usage: zarr-bench-s3 [--host H] [--port P] [--access-key K --secret-key S] [--bucket B]... [--delay-ms N]";
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
@@ -331,6 +434,7 @@ fn parse_args() -> Result<Options, String> {
         access_key: None,
         secret_key: None,
         buckets: Vec::new(),
+        delay_ms: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -351,6 +455,11 @@ fn parse_args() -> Result<Options, String> {
             "--access-key" => o.access_key = Some(value),
             "--secret-key" => o.secret_key = Some(value),
             "--bucket" => o.buckets.push(value),
+            "--delay-ms" => {
+                o.delay_ms = value
+                    .parse()
+                    .map_err(|_| format!("--delay-ms: not a whole number of ms: {value}"))?
+            }
             _ => return Err(format!("unknown argument {flag}\n{USAGE}")),
         }
     }
@@ -391,11 +500,17 @@ async fn serve(opts: Options) -> std::io::Result<()> {
     if let (Some(ak), Some(sk)) = (opts.access_key, opts.secret_key) {
         builder.set_auth(SimpleAuth::from_single(ak, sk));
     }
-    let service = builder.build();
+    let state = BenchState::default();
+    state.delay_ms.store(opts.delay_ms, Ordering::Relaxed);
+    let service = Bench {
+        s3: builder.build(),
+        state: Arc::new(state),
+    };
     let listener = TcpListener::bind((opts.host.as_str(), opts.port)).await?;
     eprintln!(
-        "zarr-bench-s3 {VERSION} on http://{}",
-        listener.local_addr()?
+        "zarr-bench-s3 {VERSION} on http://{}, {} ms per request",
+        listener.local_addr()?,
+        opts.delay_ms
     );
     let http = Arc::new(ConnBuilder::new(TokioExecutor::new()));
     loop {
