@@ -656,6 +656,27 @@ test_that("the package version sorts above every R-CF release, for packages that
   expect_true(utils::packageVersion("zarr") > "0.4.2.9000")
 })
 
+# A store at a temporary path, removed with the calling test, holding an
+# uncompressed n x n float64 array "/x" of 1, 2, ..., n^2 in 1024 x 1024
+# chunks: results of n = 4096 are 128 MiB, large enough for pages.rs.
+large_square_store <- function(n) {
+  path <- file.path(withr::local_tempdir(.local_envir = parent.frame()), "large.zarr")
+  b <- define_array("float64", c(n, n))
+  b$chunk_shape <- c(1024, 1024)
+  b$remove_codec("blosc")
+  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+  path
+}
+
+# What `Rscript -e code` prints (output and messages), run with this
+# session's library paths.
+rscript_output <- function(code) {
+  withr::with_envvar(
+    c(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
+  )
+}
+
 test_that("a loop of large reads does not grow memory by a result per read (#23)", {
   # R's collector does not count the memory of large results (pages.rs),
   # so the package collects when the results it handed out have grown
@@ -664,11 +685,7 @@ test_that("a loop of large reads does not grow memory by a result per read (#23)
   skip_on_cran()
   skip_if_not(file.exists("/proc/self/status") && file.exists("/proc/self/clear_refs"))
   n <- 4096L
-  path <- file.path(withr::local_tempdir(), "loop.zarr")
-  b <- define_array("float64", c(n, n))
-  b$chunk_shape <- c(1024, 1024)
-  b$remove_codec("blosc")
-  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+  path <- large_square_store(n)
   code <- sprintf('
     suppressMessages(library(zarr))
     status <- function(f) {
@@ -684,10 +701,7 @@ test_that("a loop of large reads does not grow memory by a result per read (#23)
     stopifnot(x[%d, %d] == %d^2, x[1, 1] == 1)
     cat((c(status("VmRSS"), status("VmHWM")) - base) / %d, "\n")
   ', path, n, n, n, 8 * n * n)
-  out <- withr::with_envvar(
-    c(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
-    system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
-  )
+  out <- rscript_output(code)
   growth <- suppressWarnings(as.numeric(strsplit(trimws(tail(out, 1)), " +")[[1]]))
   expect_length(growth, 2)
   # Resident memory after the loop, and at its peak, in results (128 MiB).
@@ -703,11 +717,7 @@ test_that("a large read after a collection does not make R run another", {
   skip_on_cran()
   skip_if_not(.Platform$OS.type == "unix")
   n <- 4096L # 128 MiB: smaller results fit the room R keeps after a collection
-  path <- file.path(withr::local_tempdir(), "gc.zarr")
-  b <- define_array("float64", c(n, n))
-  b$chunk_shape <- c(1024, 1024)
-  b$remove_codec("blosc")
-  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+  path <- large_square_store(n)
   code <- sprintf('
     suppressMessages(library(zarr))
     a <- open_zarr("%s", read_only = TRUE)[["/x"]]
@@ -730,10 +740,7 @@ test_that("a large read after a collection does not make R run another", {
     }
     cat(all(ok), counts, "\n")
   ', path, n, n, n, n, n)
-  out <- withr::with_envvar(
-    c(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
-    system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
-  )
+  out <- rscript_output(code)
   got <- strsplit(trimws(tail(out, 1)), " +")[[1]]
   expect_identical(got[1], "TRUE", label = paste(out, collapse = "\n"))
   # Collections during each of the ten reads.
