@@ -70,6 +70,26 @@ impl Memory {
         let b = buckets.get(bucket).ok_or_else(|| s3_error!(NoSuchBucket))?;
         b.get(key).cloned().ok_or_else(|| s3_error!(NoSuchKey))
     }
+
+    fn check_bucket(&self, bucket: &str) -> S3Result<()> {
+        if self.buckets.read().unwrap().contains_key(bucket) {
+            Ok(())
+        } else {
+            Err(s3_error!(NoSuchBucket))
+        }
+    }
+
+    /// `f` on a bucket, under the write lock.
+    fn change_bucket<T>(
+        &self,
+        bucket: &str,
+        f: impl FnOnce(&mut Bucket) -> S3Result<T>,
+    ) -> S3Result<T> {
+        let mut buckets = self.buckets.write().unwrap();
+        f(buckets
+            .get_mut(bucket)
+            .ok_or_else(|| s3_error!(NoSuchBucket))?)
+    }
 }
 
 fn etag_matches(cond: &ETagCondition, current: Option<&Stored>) -> bool {
@@ -78,10 +98,6 @@ fn etag_matches(cond: &ETagCondition, current: Option<&Stored>) -> bool {
         (ETagCondition::ETag(tag), Some(s)) => tag.value() == s.etag,
         (ETagCondition::ETag(_), None) => false,
     }
-}
-
-fn timestamp(t: SystemTime) -> Timestamp {
-    Timestamp::from(t)
 }
 
 #[async_trait::async_trait]
@@ -102,9 +118,7 @@ impl S3 for Memory {
         &self,
         req: S3Request<HeadBucketInput>,
     ) -> S3Result<S3Response<HeadBucketOutput>> {
-        if !self.buckets.read().unwrap().contains_key(&req.input.bucket) {
-            return Err(s3_error!(NoSuchBucket));
-        }
+        self.check_bucket(&req.input.bucket)?;
         Ok(S3Response::new(HeadBucketOutput::default()))
     }
 
@@ -112,9 +126,7 @@ impl S3 for Memory {
         &self,
         req: S3Request<GetBucketLocationInput>,
     ) -> S3Result<S3Response<GetBucketLocationOutput>> {
-        if !self.buckets.read().unwrap().contains_key(&req.input.bucket) {
-            return Err(s3_error!(NoSuchBucket));
-        }
+        self.check_bucket(&req.input.bucket)?;
         Ok(S3Response::new(GetBucketLocationOutput::default()))
     }
 
@@ -132,38 +144,36 @@ impl S3 for Memory {
                 data.extend_from_slice(&piece);
             }
         }
-        let mut buckets = self.buckets.write().unwrap();
-        let b = buckets
-            .get_mut(&input.bucket)
-            .ok_or_else(|| s3_error!(NoSuchBucket))?;
-        let current = b.get(&input.key);
-        // Conditional writes, as object stores use them for
-        // create-if-absent and compare-and-swap.
-        if let Some(cond) = &input.if_none_match {
-            if current.is_some()
-                && (matches!(cond, ETagCondition::Any) || etag_matches(cond, current))
-            {
-                return Err(s3_error!(PreconditionFailed));
+        self.change_bucket(&input.bucket, |b| {
+            let current = b.get(&input.key);
+            // Conditional writes, as object stores use them for
+            // create-if-absent and compare-and-swap.
+            if let Some(cond) = &input.if_none_match {
+                if current.is_some()
+                    && (matches!(cond, ETagCondition::Any) || etag_matches(cond, current))
+                {
+                    return Err(s3_error!(PreconditionFailed));
+                }
             }
-        }
-        if let Some(cond) = &input.if_match {
-            if !etag_matches(cond, current) {
-                return Err(s3_error!(PreconditionFailed));
+            if let Some(cond) = &input.if_match {
+                if !etag_matches(cond, current) {
+                    return Err(s3_error!(PreconditionFailed));
+                }
             }
-        }
-        let n = self.writes.fetch_add(1, Ordering::Relaxed);
-        let stored = Stored {
-            data: data.freeze(),
-            etag: format!("{n:032x}"),
-            modified: SystemTime::now(),
-        };
-        let output = PutObjectOutput {
-            e_tag: Some(ETag::Strong(stored.etag.clone())),
-            size: Some(stored.data.len() as i64),
-            ..Default::default()
-        };
-        b.insert(input.key, stored);
-        Ok(S3Response::new(output))
+            let n = self.writes.fetch_add(1, Ordering::Relaxed);
+            let stored = Stored {
+                data: data.freeze(),
+                etag: format!("{n:032x}"),
+                modified: SystemTime::now(),
+            };
+            let output = PutObjectOutput {
+                e_tag: Some(ETag::Strong(stored.etag.clone())),
+                size: Some(stored.data.len() as i64),
+                ..Default::default()
+            };
+            b.insert(input.key, stored);
+            Ok(S3Response::new(output))
+        })
     }
 
     async fn get_object(
@@ -191,7 +201,7 @@ impl S3 for Memory {
             body: Some(StreamingBlob::from(Body::from(body))),
             content_range,
             e_tag: Some(ETag::Strong(stored.etag)),
-            last_modified: Some(timestamp(stored.modified)),
+            last_modified: Some(Timestamp::from(stored.modified)),
             ..Default::default()
         };
         Ok(S3Response::new(output))
@@ -205,7 +215,7 @@ impl S3 for Memory {
         let output = HeadObjectOutput {
             content_length: Some(stored.data.len() as i64),
             e_tag: Some(ETag::Strong(stored.etag)),
-            last_modified: Some(timestamp(stored.modified)),
+            last_modified: Some(Timestamp::from(stored.modified)),
             ..Default::default()
         };
         Ok(S3Response::new(output))
@@ -215,11 +225,10 @@ impl S3 for Memory {
         &self,
         req: S3Request<DeleteObjectInput>,
     ) -> S3Result<S3Response<DeleteObjectOutput>> {
-        let mut buckets = self.buckets.write().unwrap();
-        let b = buckets
-            .get_mut(&req.input.bucket)
-            .ok_or_else(|| s3_error!(NoSuchBucket))?;
-        b.remove(&req.input.key);
+        self.change_bucket(&req.input.bucket, |b| {
+            b.remove(&req.input.key);
+            Ok(())
+        })?;
         Ok(S3Response::new(DeleteObjectOutput::default()))
     }
 
@@ -227,23 +236,21 @@ impl S3 for Memory {
         &self,
         req: S3Request<DeleteObjectsInput>,
     ) -> S3Result<S3Response<DeleteObjectsOutput>> {
-        let mut buckets = self.buckets.write().unwrap();
-        let b = buckets
-            .get_mut(&req.input.bucket)
-            .ok_or_else(|| s3_error!(NoSuchBucket))?;
-        let deleted = req
-            .input
-            .delete
-            .objects
-            .into_iter()
-            .map(|o| {
-                b.remove(&o.key);
-                DeletedObject {
-                    key: Some(o.key),
-                    ..Default::default()
-                }
-            })
-            .collect();
+        let input = req.input;
+        let deleted = self.change_bucket(&input.bucket, |b| {
+            Ok(input
+                .delete
+                .objects
+                .into_iter()
+                .map(|o| {
+                    b.remove(&o.key);
+                    DeletedObject {
+                        key: Some(o.key),
+                        ..Default::default()
+                    }
+                })
+                .collect())
+        })?;
         Ok(S3Response::new(DeleteObjectsOutput {
             deleted: Some(deleted),
             ..Default::default()
@@ -300,7 +307,7 @@ impl S3 for Memory {
                     key: Some(key.clone()),
                     size: Some(stored.data.len() as i64),
                     e_tag: Some(ETag::Strong(stored.etag.clone())),
-                    last_modified: Some(timestamp(stored.modified)),
+                    last_modified: Some(Timestamp::from(stored.modified)),
                     ..Default::default()
                 }),
             }
@@ -352,12 +359,14 @@ impl BenchState {
     }
 
     fn answer(&self, method: &http::Method, uri: &http::Uri) -> HttpResponse {
-        let ok = |text: String| {
+        let respond = |status: u16, body: Body| {
             http::Response::builder()
+                .status(status)
                 .header("content-type", "application/json")
-                .body(Body::from(text))
+                .body(body)
                 .unwrap()
         };
+        let ok = |text: String| respond(200, Body::from(text));
         match (method.as_str(), uri.path()) {
             ("GET", "/__bench/stats") => ok(self.stats()),
             ("POST", "/__bench/reset") => {
@@ -376,16 +385,13 @@ impl BenchState {
                         self.delay_ms.store(ms, Ordering::Relaxed);
                         ok(self.stats())
                     }
-                    None => http::Response::builder()
-                        .status(400)
-                        .body(Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()))
-                        .unwrap(),
+                    None => respond(
+                        400,
+                        Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()),
+                    ),
                 }
             }
-            _ => http::Response::builder()
-                .status(404)
-                .body(Body::empty())
-                .unwrap(),
+            _ => respond(404, Body::empty()),
         }
     }
 }
