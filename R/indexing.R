@@ -271,16 +271,31 @@ dimnames_labels <- function(x) {
 
 #' Extract a node from a Zarr object
 #'
-#' `z[["/path"]]` returns the group or array at an absolute path.
+#' `z[["/path"]]` returns the group or array at an absolute path, and
+#' `z[["path"]]` the one at that path below the root.
+#'
+#' R-CF's zarr finds nothing (NULL) for a path that does not start with
+#' "/", as `z$get_node()` does here too. The operator instead reads such a
+#' path from the root, as `g[["path"]]` does from a group: `z[["x"]]` is
+#' the array the user named, not a NULL that fails later as if the data
+#' were missing.
 #'
 #' @param x A [zarr] object.
-#' @param i The path, starting with "/".
-#' @return A [zarr_group] or [zarr_array], or NULL.
+#' @param i The path: absolute ("/a/b"), or relative to the root ("a/b").
+#' @return A [zarr_group] or [zarr_array], or NULL when there is none.
 #' @export
 #' @examples
 #' z <- as_zarr(1:10)
 #' z[["/"]]
-`[[.zarr` <- function(x, i) x$get_node(i)
+#' z <- create_zarr()
+#' z$add_group("/", "g")
+#' identical(z[["g"]], z[["/g"]])
+`[[.zarr` <- function(x, i) x$get_node(root_path(i))
+
+# A path as `z[[` takes it: absolute as given, relative read from the root.
+root_path <- function(i) {
+  if (is.character(i) && length(i) == 1L && !is.na(i) && !startsWith(i, "/")) paste0("/", i) else i
+}
 
 #' Extract a node from a Zarr group
 #'
@@ -395,7 +410,7 @@ as.vector.zarr_array <- function(x, mode = "any") {
 #'   `add_group()` to add nodes.
 #' @export
 `[[<-.zarr` <- function(x, i, value) {
-  node_assign_back(x$get_node(i), value, i)
+  node_assign_back(x$get_node(root_path(i)), value, i)
   x
 }
 

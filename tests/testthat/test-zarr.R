@@ -181,9 +181,16 @@ test_that("get_node() and [[ return the node at an absolute path, or NULL", {
   expect_null(z[["/nope"]])
   expect_null(z[["/a/b/c/d"]])
   expect_identical(z[["/a/b/c"]]$parent$path, "/a/b")
-  # the manual resolves absolute paths only: a relative name finds nothing
-  expect_null(z[["a"]])
+  # get_node() takes absolute paths only, as R-CF's; `[[` reads a relative
+  # path from the root, as a group's `[[` does from the group
   expect_null(z$get_node("a/b"))
+  expect_identical(z[["a"]]$path, "/a")
+  expect_identical(z[["a/b/c"]]$path, "/a/b/c")
+  expect_null(z[["nope"]])
+  expect_null(z[[NA_character_]])
+  z[["a/b/c"]][1:2] <- c(3L, 5L)
+  expect_identical(z[["/a/b/c"]][], c(3L, 5L))
+  expect_identical(z[["a/b/c"]][], c(3L, 5L))
 })
 
 test_that("the root of a single-array store has no other nodes; $groups is NULL", {
