@@ -746,3 +746,40 @@ test_that("a large read after a collection does not make R run another", {
   # Collections during each of the ten reads.
   expect_identical(as.integer(got[-1]), rep(0L, 10), label = paste(out, collapse = "\n"))
 })
+
+test_that("reads in a loop and in lapply() over slices reuse the memory of earlier results (#23)", {
+  # The package's own counts (pages.rs): blocks newly mapped and reused.
+  # Without reuse every read maps a block of its own. In a child process,
+  # whose blocks no other test has used.
+  skip_on_cran()
+  skip_if_not(Sys.info()[["sysname"]] == "Linux")
+  n <- 4096L
+  path <- large_square_store(n)
+  code <- sprintf('
+    suppressMessages(library(zarr))
+    a <- open_zarr("%s", read_only = TRUE)[["/x"]]
+    counts <- function() unlist(zarr:::rz_result_blocks())[c("mapped", "reused", "collections")]
+    b0 <- counts()
+    # 40 slices of 32 MiB, each garbage as soon as it is summed
+    s <- 0
+    for (r in 1:10) s <- s + sum(vapply(0:3, function(k) sum(a[, k * 1024 + 1:1024]), 0))
+    b1 <- counts()
+    # 20 reads of 128 MiB, each kept until the next replaces it
+    for (i in 1:20) x <- a[]
+    b2 <- counts()
+    ok <- s == 10 * sum(as.numeric(seq_len(%d * %d))) && x[%d, %d] == %d^2
+    cat(ok, b1 - b0, b2 - b1, "\n")
+  ', path, n, n, n, n, n)
+  out <- rscript_output(code)
+  got <- strsplit(trimws(tail(out, 1)), " +")[[1]]
+  expect_identical(got[1], "TRUE", label = paste(out, collapse = "\n"))
+  slices <- setNames(as.numeric(got[2:4]), c("mapped", "reused", "collections"))
+  loop <- setNames(as.numeric(got[5:7]), c("mapped", "reused", "collections"))
+  expect_identical(slices[["mapped"]] + slices[["reused"]], 40)
+  expect_lte(slices[["mapped"]], 16)
+  expect_gte(slices[["collections"]], 1)
+  expect_identical(loop[["mapped"]] + loop[["reused"]], 20)
+  # four blocks: the kept result and the 384 MiB allowed between collections
+  expect_lte(loop[["mapped"]], 5)
+  expect_gte(loop[["collections"]], 4)
+})

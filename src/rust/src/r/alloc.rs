@@ -146,3 +146,32 @@ pub(super) fn with_r_buffer<T>(
     };
     f(&mut buf)
 }
+
+/// Counts of the result blocks (pages.rs) so far: blocks reused from the
+/// pool and newly mapped, collections the package ran, bytes held by live
+/// or not yet collected results and bytes in the pool. For tests and
+/// benchmarks; all zero where the blocks are not used.
+/// @noRd
+#[extendr]
+fn rz_result_blocks() -> Robj {
+    #[cfg(target_os = "linux")]
+    let v = {
+        let s = crate::pages::blocks::stats();
+        [s.reused as f64, s.mapped as f64, s.collections as f64, s.held as f64, s.pooled as f64]
+    };
+    #[cfg(not(target_os = "linux"))]
+    let v = [0.0; 5];
+    list!(
+        reused = v[0],
+        mapped = v[1],
+        collections = v[2],
+        held = v[3],
+        pooled = v[4]
+    )
+    .into()
+}
+
+extendr_module! {
+    mod alloc;
+    fn rz_result_blocks;
+}

@@ -181,6 +181,7 @@ use alloc::{alloc_r_vector, with_r_buffer};
 
 extendr_module! {
     mod zarr;
+    use alloc;
     use store;
     use metadata;
     use node;
