@@ -8,7 +8,8 @@
 # The array is the peer workload's (bench/common.R): float64 4096 x 4096
 # (128 MiB), chunks 256 x 256 (256 chunks of 512 KiB) in C order, zstd
 # level 1; and the same in shards of 1024 x 1024 (16 shards of 16 inner
-# chunks). Reads, median of BENCH_CLOUD_REPS (3) runs, each on a newly
+# chunks). Reads, median of BENCH_CLOUD_REPS (3) runs after one untimed
+# run (the same for every contender), each on a newly
 # opened store (metadata requests included): the whole array, and one
 # 256 x 256 region that is one chunk (one inner chunk). The "direct" rows
 # read from the server without the proxy: what the server alone allows.
@@ -172,6 +173,8 @@ cpu_of <- function(p) {
 # client's fetch and decode).
 measure <- function(counter, f, what, label) {
   walls <- cpus <- numeric(reps)
+  # One untimed run first, as the Python contenders do (cloud_read.py).
+  stopifnot(identical(f(), want[[what]]))
   for (r in seq_len(reps)) {
     if (!is.null(counter)) http(counter$port, "POST", paste0(counter$routes, "/reset"))
     t0 <- proc.time()
@@ -228,7 +231,7 @@ peer_read <- function(peer, endpoint, name, what, counter = NULL) {
                  env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))
   if (!is.null(attr(out, "status"))) stop(paste(out, collapse = "\n"))
   r <- jsonlite::fromJSON(utils::tail(out, 1L))
-  requests <- if (!is.null(counter)) requests_of(counter) / reps else if (is.null(r$requests)) NA_integer_ else r$requests
+  requests <- if (!is.null(counter)) requests_of(counter) / (reps + 1) else if (is.null(r$requests)) NA_integer_ else r$requests
   list(wall = r$wall, cpu = r$cpu, requests = requests, version = r$version)
 }
 
@@ -330,12 +333,12 @@ writeLines(c(
                 "(Python, asyncio, bodies relayed in pieces)%s"), server_name,
           if (any(grepl("^s", settings))) paste("; \"(server)\": the latency added by the server itself",
                                                 "(a sleep per request), no proxy; requests its count",
-                                                "(the Python contenders': over all runs / runs)") else ""),
+                                                "(the Python contenders': over all runs, the untimed one too, / runs)") else ""),
   sprintf("- load average (1, 5, 15 min) at the start -> end of each setting: %s",
           paste(sprintf("%s: %s", names(loads), loads), collapse = "; ")),
   paste("- array: the peer workload, float64 4096 x 4096 (128 MiB), chunks 256 x 256 in C order, zstd level 1;",
         "sharded: shards 1024 x 1024 of 256 x 256; region: [256:512, 512:768] (one chunk / inner chunk)"),
-  paste0("- each read opens the store anew (metadata requests included), median of ", reps, " runs; ",
+  paste0("- each read opens the store anew (metadata requests included), median of ", reps, " runs after one untimed run (every contender); ",
          "requests are the proxy's count for one run; the Python contenders time their own reads ",
          "(without interpreter start-up): zarr-python's `ObjectStore` over `obstore.store.S3Store`, ",
          "tensorstore's `zarr3` driver over its `s3` kvstore with a new context per run"),
