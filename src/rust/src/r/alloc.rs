@@ -157,7 +157,13 @@ fn rz_result_blocks() -> Robj {
     #[cfg(target_os = "linux")]
     let v = {
         let s = crate::pages::blocks::stats();
-        [s.reused as f64, s.mapped as f64, s.collections as f64, s.held as f64, s.pooled as f64]
+        [
+            s.reused as f64,
+            s.mapped as f64,
+            s.collections as f64,
+            s.held as f64,
+            s.pooled as f64,
+        ]
     };
     #[cfg(not(target_os = "linux"))]
     let v = [0.0; 5];
