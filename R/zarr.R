@@ -350,7 +350,7 @@ open_zarr <- function(location, read_only = FALSE) {
   if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
   if (grepl("://", location, fixed = TRUE)) {
     if (is_object_url(location)) {
-      return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
+      return(zarr$new(r6_new(zarr_objectstore, location, read_only = read_only)))
     }
     if (grepl("^https?://", location, ignore.case = TRUE)) {
       # HTTP stores are always read-only, whatever `read_only` says.
