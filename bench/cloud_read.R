@@ -176,7 +176,7 @@ measure <- function(counter, f, what, label) {
   # One untimed run first, as the Python contenders do (cloud_read.py).
   stopifnot(identical(f(), want[[what]]))
   for (r in seq_len(reps)) {
-    if (!is.null(counter)) http(counter$port, "POST", paste0(counter$routes, "/reset"))
+    if (!is.null(counter)) reset_count(counter)
     t0 <- proc.time()
     got <- f()
     t1 <- proc.time()
@@ -194,6 +194,9 @@ measure <- function(counter, f, what, label) {
   c(out, requests = requests_of(counter))
 }
 
+# Zero the request count of `counter` (the proxy or zarr-bench-s3), and
+# read it.
+reset_count <- function(counter) invisible(http(counter$port, "POST", paste0(counter$routes, "/reset")))
 requests_of <- function(counter) {
   jsonlite::fromJSON(utils::tail(http(counter$port, "GET", paste0(counter$routes, "/stats")), 1L))$requests
 }
@@ -225,7 +228,7 @@ r_read <- function(counter, endpoint, name, what, setting) {
 # `counter` is the server's when it adds the latency itself: the peers
 # find no proxy to ask, so their requests are counted here, over all runs.
 peer_read <- function(peer, endpoint, name, what, counter = NULL) {
-  if (!is.null(counter)) http(counter$port, "POST", paste0(counter$routes, "/reset"))
+  if (!is.null(counter)) reset_count(counter)
   out <- system2(peer_python, c(peers_py, peer, endpoint, bucket, name, what, reps, sums[[what]]),
                  stdout = TRUE, stderr = TRUE,
                  env = c("LD_LIBRARY_PATH=", "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"))

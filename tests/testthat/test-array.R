@@ -656,17 +656,25 @@ test_that("the package version sorts above every R-CF release, for packages that
   expect_true(utils::packageVersion("zarr") > "0.4.2.9000")
 })
 
-# A store at a temporary path, removed with the calling test, holding an
-# uncompressed n x n float64 array "/x" of 1, 2, ..., n^2 in 1024 x 1024
-# chunks: results of n = 4096 are 128 MiB, large enough for pages.rs.
-large_square_store <- function(n) {
-  path <- file.path(withr::local_tempdir(.local_envir = parent.frame()), "large.zarr")
-  b <- define_array("float64", c(n, n))
-  b$chunk_shape <- c(1024, 1024)
-  b$remove_codec("blosc")
-  create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
-  path
-}
+# A store at a temporary path holding an uncompressed n x n float64 array
+# "/x" of 1, 2, ..., n^2 in 1024 x 1024 chunks: results of n = 4096 are
+# 128 MiB, large enough for pages.rs. Written once per size for the tests
+# of this file, which only read it; removed when they are done.
+large_square_store <- local({
+  paths <- list()
+  function(n) {
+    key <- as.character(n)
+    if (is.null(paths[[key]])) {
+      path <- file.path(withr::local_tempdir(.local_envir = testthat::teardown_env()), "large.zarr")
+      b <- define_array("float64", c(n, n))
+      b$chunk_shape <- c(1024, 1024)
+      b$remove_codec("blosc")
+      create_zarr(path)$add_array("/", "x", b)$write(matrix(as.numeric(seq_len(n * n)), n, n))
+      paths[[key]] <<- path
+    }
+    paths[[key]]
+  }
+})
 
 # What `Rscript -e code` prints (output and messages), run with this
 # session's library paths.

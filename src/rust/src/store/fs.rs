@@ -167,10 +167,6 @@ impl FsStore {
         Ok((path, name))
     }
 
-    fn io_error(&self, what: &str, key: &str, path: &Path, e: io::Error) -> ZarrError {
-        ZarrError::Io(format!("cannot {what} '{key}' ({}): {e}", path.display()))
-    }
-
     fn check_writable(&self, what: &str, key: &str) -> Result<()> {
         if self.read_only {
             return Err(read_only_error(&self.describe(), what, key));
@@ -189,7 +185,7 @@ impl FsStore {
         range: ByteRange,
     ) -> Result<Vec<u8>> {
         let (start, end) = resolve_range(key, len, range)?;
-        let err = |e| self.io_error("read", key, path, e);
+        let err = |e| io_error("read", key, path, e);
         let n = usize::try_from(end - start).map_err(|_| {
             ZarrError::Io(format!(
                 "cannot read '{key}': {} bytes do not fit in memory",
@@ -228,7 +224,7 @@ impl FsStore {
     /// The entries of `dir` that can be keys or prefixes; a missing folder
     /// has none.
     fn read_dir(&self, dir: &Path, prefix: &str) -> Result<Vec<(String, Kind)>> {
-        let err = |e| self.io_error("list", prefix, dir, e);
+        let err = |e| io_error("list", prefix, dir, e);
         let entries = match fs::read_dir(dir) {
             Ok(entries) => entries,
             Err(e) if is_missing(&e) => return Ok(Vec::new()),
@@ -294,12 +290,11 @@ fn open_regular(key: &str, path: &Path) -> Result<Option<(File, Metadata)>> {
         Ok(f) => f,
         Err(e) => return open_failed(key, path, e).map(|()| None),
     };
-    let meta = file.metadata().map_err(|e| read_error(key, path, e))?;
-    if meta.is_dir() {
+    let meta = file
+        .metadata()
+        .map_err(|e| io_error("read", key, path, e))?;
+    if !is_regular(key, path, &meta)? {
         return Ok(None);
-    }
-    if !meta.is_file() {
-        return Err(not_regular(key, path));
     }
     // O_NONBLOCK has no effect on reads of a regular file (Linux, macOS),
     // so the flag can stay.
@@ -328,15 +323,26 @@ fn open_failed(key: &str, path: &Path, e: io::Error) -> Result<()> {
         return Ok(());
     }
     match fs::metadata(path) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) if !m.is_file() => Err(not_regular(key, path)),
+        Ok(m) if !is_regular(key, path, &m)? => Ok(()),
         Err(m) if is_missing(&m) => Ok(()),
-        _ => Err(read_error(key, path, e)),
+        _ => Err(io_error("read", key, path, e)),
     }
 }
 
-fn read_error(key: &str, path: &Path, e: io::Error) -> ZarrError {
-    ZarrError::Io(format!("cannot read '{key}' ({}): {e}", path.display()))
+fn io_error(what: &str, key: &str, path: &Path, e: io::Error) -> ZarrError {
+    ZarrError::Io(format!("cannot {what} '{key}' ({}): {e}", path.display()))
+}
+
+/// Whether an opened `path` is a regular file (true) or a folder, which is
+/// no key (false); anything else (a FIFO, a device) is an error.
+fn is_regular(key: &str, path: &Path, meta: &Metadata) -> Result<bool> {
+    if meta.is_dir() {
+        return Ok(false);
+    }
+    if !meta.is_file() {
+        return Err(not_regular(key, path));
+    }
+    Ok(true)
 }
 
 /// `get_direct` of an open file: read the value into `bufs` and one byte
@@ -348,8 +354,9 @@ fn read_error(key: &str, path: &Path, e: io::Error) -> ZarrError {
 /// regular file, so a value exactly as long as `bufs` ends the loop after
 /// one call. (A FIFO whose writer has put exactly that many bytes in it
 /// is read as a value here, where `get` refuses it; nothing else that
-/// can be opened gives a short read of that length.) A value of any other length, or a read error, takes the
-/// stat after all, to tell what was opened: a folder is no key, a FIFO or
+/// can be opened gives a short read of that length.) A value of any other
+/// length, or a read error, takes the stat after all, to tell what was
+/// opened: a folder is no key, a FIFO or
 /// a device is the error `open_regular` gives (the read ends, as at most
 /// one byte more than the value is asked for and O_NONBLOCK keeps a FIFO
 /// from waiting), and a regular file of another length is `NotDone`.
@@ -392,15 +399,14 @@ fn read_direct(
     if got == total && failed.is_none() {
         return Ok(Direct::Done);
     }
-    let meta = file.metadata().map_err(|e| read_error(key, path, e))?;
-    if meta.is_dir() {
+    let meta = file
+        .metadata()
+        .map_err(|e| io_error("read", key, path, e))?;
+    if !is_regular(key, path, &meta)? {
         return Ok(Direct::Missing);
     }
-    if !meta.is_file() {
-        return Err(not_regular(key, path));
-    }
     match failed {
-        Some(e) => Err(read_error(key, path, e)),
+        Some(e) => Err(io_error("read", key, path, e)),
         None => Ok(Direct::NotDone),
     }
 }
@@ -440,11 +446,11 @@ impl Store for FsStore {
         let file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if is_missing(&e) => return Ok(None),
-            Err(e) => return Err(self.io_error("read", key, &path, e)),
+            Err(e) => return Err(io_error("read", key, &path, e)),
         };
         let meta = file
             .metadata()
-            .map_err(|e| self.io_error("read", key, &path, e))?;
+            .map_err(|e| io_error("read", key, &path, e))?;
         if !meta.is_file() {
             return Ok(None);
         }
@@ -491,7 +497,7 @@ impl Store for FsStore {
             Err(e) if is_missing(&e) => Ok(()),
             // A folder is not a key, so there is nothing to erase.
             Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) => Ok(()),
-            Err(e) => Err(self.io_error("erase", key, &path, e)),
+            Err(e) => Err(io_error("erase", key, &path, e)),
         }
     }
 
@@ -505,7 +511,7 @@ impl Store for FsStore {
                 fs::remove_file(path)
             };
             match r {
-                Err(e) if !is_missing(&e) => Err(self.io_error("erase prefix", prefix, path, e)),
+                Err(e) if !is_missing(&e) => Err(io_error("erase prefix", prefix, path, e)),
                 _ => Ok(()),
             }
         };
@@ -529,13 +535,13 @@ impl Store for FsStore {
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if is_missing(&e) => return Ok(()),
-            Err(e) => return Err(self.io_error("erase prefix", prefix, &dir, e)),
+            Err(e) => return Err(io_error("erase prefix", prefix, &dir, e)),
         };
         for entry in entries {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(e) if is_missing(&e) => continue,
-                Err(e) => return Err(self.io_error("erase prefix", prefix, &dir, e)),
+                Err(e) => return Err(io_error("erase prefix", prefix, &dir, e)),
             };
             let entry_name = entry.file_name();
             if !entry_name.to_str().is_some_and(|n| n.starts_with(name)) {
@@ -586,7 +592,7 @@ impl Store for FsStore {
             Ok(m) if m.is_file() => Ok(Some(m.len())),
             Ok(_) => Ok(None),
             Err(e) if is_missing(&e) => Ok(None),
-            Err(e) => Err(self.io_error("read", key, &path, e)),
+            Err(e) => Err(io_error("read", key, &path, e)),
         }
     }
 

@@ -63,9 +63,9 @@ impl FsStore {
                 Err(e) if is_missing(&e) && attempts < 3 => {
                     attempts += 1;
                     fs::create_dir_all(dir)
-                        .map_err(|e| self.io_error("create the folder of", key, dir, e))?;
+                        .map_err(|e| io_error("create the folder of", key, dir, e))?;
                 }
-                Err(e) => return Err(self.io_error("write", key, path, e)),
+                Err(e) => return Err(io_error("write", key, path, e)),
             }
         };
         let mut written = write_parts(&mut file, parts);
@@ -81,7 +81,7 @@ impl FsStore {
             if ours {
                 let _ = fs::remove_file(path);
             }
-            return Err(self.io_error("write", key, path, e));
+            return Err(io_error("write", key, path, e));
         }
         Ok(())
     }
@@ -112,7 +112,7 @@ impl FsStore {
                     Some(parent) => existing = parent,
                     None => return Ok(()),
                 },
-                Err(e) => return Err(self.io_error("write", key, existing, e)),
+                Err(e) => return Err(io_error("write", key, existing, e)),
             }
         };
         if real.starts_with(&self.real_root) {
@@ -144,9 +144,9 @@ impl FsStore {
                 Err(e) if is_missing(&e) && attempts < 3 => {
                     attempts += 1;
                     fs::create_dir_all(dir)
-                        .map_err(|e| self.io_error("create the folder of", key, dir, e))?;
+                        .map_err(|e| io_error("create the folder of", key, dir, e))?;
                 }
-                Err(e) => return Err(self.io_error("write", key, &tmp, e)),
+                Err(e) => return Err(io_error("write", key, &tmp, e)),
             }
         };
         let mut written = write_parts(&mut file, parts);
@@ -158,10 +158,10 @@ impl FsStore {
         let written = written.and_then(|_| rename_replacing(&tmp, path));
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
-            return Err(self.io_error("write", key, path, e));
+            return Err(io_error("write", key, path, e));
         }
         if self.options.fsync {
-            sync_dir(dir).map_err(|e| self.io_error("flush the folder of", key, dir, e))?;
+            sync_dir(dir).map_err(|e| io_error("flush the folder of", key, dir, e))?;
         }
         Ok(())
     }
