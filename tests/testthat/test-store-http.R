@@ -241,3 +241,21 @@ test_that("reading through a slow server stays correct", {
   expect_gte(st$gets, 4L)
   expect_lte(st$requests, 12L)
 })
+
+test_that("an interrupt ends the open of a store whose server does not answer", {
+  # R's thread waits for the metadata on the HTTP client's runtime and
+  # asks for interrupts meanwhile; before, it waited for the read timeout
+  # (30 s) and then reported that instead.
+  root <- withr::local_tempdir()
+  create_zarr(root)$add_array("/", "x", define_array("float64", c(10, 10)))
+  server <- local_http_server(root, delay_ms = 600000)
+  started <- Sys.time()
+  err <- tryCatch({
+    setTimeLimit(elapsed = 0.5, transient = TRUE)
+    open_zarr(paste0(server$url, "/x"))
+  }, error = function(e) e)
+  setTimeLimit()
+  took <- as.numeric(difftime(Sys.time(), started, units = "secs"))
+  expect_s3_class(err, "zarr_error_interrupted")
+  expect_lt(took, 15)
+})

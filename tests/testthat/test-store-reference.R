@@ -282,6 +282,25 @@ test_that("references to a NetCDF file on an HTTP server read exactly, with conc
   expect_identical(as.integer(http_stats(server)$ranges), 2L)
 })
 
+test_that("an interrupt ends a read whose targets are on a server that does not answer", {
+  # The chunks' requests are out on the fetch's own thread; before, the
+  # read waited for them after the interrupt: 30 s (the HTTP read timeout).
+  d <- kerchunk_fixture()
+  server <- local_http_server(d, delay_ms = 600000)
+  refs <- jsonlite::fromJSON(file.path(d, "refs_rel.json"), simplifyVector = FALSE)
+  tmp <- local_ref_dir()
+  a <- open_zarr(write_refs(retarget_refs(refs, paste0(server$url, "/data.nc")), tmp))[["/temp"]]
+  started <- Sys.time()
+  err <- tryCatch({
+    setTimeLimit(elapsed = 0.5, transient = TRUE)
+    a[]
+  }, error = function(e) e)
+  setTimeLimit()
+  took <- as.numeric(difftime(Sys.time(), started, units = "secs"))
+  expect_s3_class(err, "zarr_error_interrupted")
+  expect_lt(took, 15)
+})
+
 test_that("a JSON reference set served over HTTP resolves relative targets against its URL", {
   d <- kerchunk_fixture()
   server <- local_http_server(d, delay_ms = 20)

@@ -6,7 +6,7 @@ use crate::error::{Result, ZarrError};
 use crate::steer::Steer;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -140,6 +140,9 @@ pub fn interrupted() -> bool {
         Ok((check, done, total)) => {
             // Asked with no borrow held: the check runs R code.
             let hit = check(done, total);
+            if hit {
+                INTERRUPTS_SEEN.fetch_add(1, Ordering::Relaxed);
+            }
             WATCH.with(|w| {
                 if let Some(w) = w.borrow_mut().as_mut() {
                     w.hit |= hit;
@@ -149,6 +152,15 @@ pub fn interrupted() -> bool {
             hit
         }
     }
+}
+
+/// Interrupts R's thread has seen so far: threads of a call that wait
+/// for something else than a task (a fetched value) stop when this moves.
+static INTERRUPTS_SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// How many interrupts R's thread has seen so far.
+pub fn interrupts_seen() -> u64 {
+    INTERRUPTS_SEEN.load(Ordering::Relaxed)
 }
 
 /// The error of a stopped call.

@@ -331,9 +331,18 @@ impl BytesToBytes for Blosc {
         &self,
         input: Vec<u8>,
         decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.decode_slice(&input, decoded_len, ctx)
+    }
+
+    fn decode_slice(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let nbytes = check_header(&input)?;
+        let nbytes = check_header(input)?;
         if let Some(n) = decoded_len {
             if nbytes != n {
                 return Err(ZarrError::Codec(format!(

@@ -8,6 +8,7 @@
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 pub mod blosc;
@@ -145,6 +146,17 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
         decoded_len: Option<usize>,
         ctx: &CodecContext,
     ) -> Result<Vec<u8>>;
+    /// `decode` of bytes that belong to a larger buffer (an inner chunk in
+    /// a shard fetched whole); codecs that only read their input decode
+    /// them where they are instead of from a copy.
+    fn decode_slice(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.decode(input.to_vec(), decoded_len, ctx)
+    }
     /// The `{"name": ..., "configuration": ...}` entry of zarr.json.
     fn to_json(&self) -> Value;
 }
@@ -474,6 +486,26 @@ impl CodecChain {
         chunk_shape: &[usize],
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
+        self.decode_stored(Cow::Owned(data), chunk_shape, ctx)
+    }
+
+    /// `decode` of stored bytes inside a larger buffer, copied only where
+    /// a codec needs its own (see `BytesToBytes::decode_slice`).
+    pub fn decode_slice(
+        &self,
+        data: &[u8],
+        chunk_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.decode_stored(Cow::Borrowed(data), chunk_shape, ctx)
+    }
+
+    fn decode_stored(
+        &self,
+        data: Cow<'_, [u8]>,
+        chunk_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
         let decoded_len = chunk_shape.iter().product::<usize>() * self.dtype.size();
         let mut data = data;
         for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
@@ -481,11 +513,16 @@ impl CodecChain {
                 (ArrayToBytes::Bytes { .. }, 0) => Some(decoded_len),
                 _ => None,
             };
-            data = c.decode(data, hint, ctx).map_err(|e| {
+            let decoded = match data {
+                Cow::Owned(v) => c.decode(v, hint, ctx),
+                Cow::Borrowed(b) => c.decode_slice(b, hint, ctx),
+            };
+            data = Cow::Owned(decoded.map_err(|e| {
                 e.into_corrupt()
                     .context(&format!("{} ({})", ctx.what, c.name()))
-            })?;
+            })?);
         }
+        let mut data = data.into_owned();
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => {
                 if data.len() != decoded_len {

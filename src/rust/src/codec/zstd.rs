@@ -282,6 +282,15 @@ impl BytesToBytes for Zstd {
         decoded_len: Option<usize>,
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
+        self.decode_slice(&input, decoded_len, ctx)
+    }
+
+    fn decode_slice(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
         if input.is_empty() {
             return Err(ZarrError::Codec(
                 "zstd: no data (an empty chunk is not a zstd frame)".into(),
@@ -291,7 +300,7 @@ impl BytesToBytes for Zstd {
         // then reports what exactly is wrong.
         let size = match decoded_len {
             Some(n) => Some(n),
-            None => match zstd_safe::get_frame_content_size(&input) {
+            None => match zstd_safe::get_frame_content_size(input) {
                 Ok(Some(size)) => usize::try_from(size)
                     .ok()
                     .filter(|&s| s <= max_decoded(input.len())),
@@ -300,11 +309,11 @@ impl BytesToBytes for Zstd {
         };
         if let Some(size) = size {
             let mut out = Vec::new();
-            if out.try_reserve_exact(size).is_ok() && fast_decompress(&input, &mut out) {
+            if out.try_reserve_exact(size).is_ok() && fast_decompress(input, &mut out) {
                 return Ok(out);
             }
         }
-        let (out, bad_frames) = stream_decode(&input, decoded_len)?;
+        let (out, bad_frames) = stream_decode(input, decoded_len)?;
         if bad_frames > 0 {
             let msg = format!(
                 "zstd checksum mismatch in {}: {bad_frames} frame(s) do not match their stored content checksum",

@@ -11,8 +11,9 @@ use crate::error::{Result, ZarrError};
 use crate::pool::run_tasks;
 use crate::store::{ByteRange, Store, StoreKey};
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// Bytes of decoded data a read keeps in flight or waiting for a thread
 /// (twice that at most: as much again may wait in the queue): 16 shards of
@@ -28,45 +29,121 @@ pub(super) fn in_flight_for(decoded_bytes: usize) -> usize {
 /// One fetched value: its position in the requests, and what came.
 type Arrival = (usize, Result<Option<Vec<u8>>>);
 
+/// A fetch that went out before its read: the requests are in flight on a
+/// thread of their own while the caller gets the read's result ready. A
+/// read from R that is due a collection of R's heap (see r/alloc.rs)
+/// starts its fetch first, so that the collection, which only R's thread
+/// can run, takes place while the requests wait for the network instead
+/// of before they are sent. Dropped unused, it stops at the next value.
+pub struct StartedFetch {
+    requests: Vec<(StoreKey, ByteRange)>,
+    in_flight: usize,
+    arrivals: Arc<Arrivals>,
+    fetcher: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StartedFetch {
+    /// Send `requests` now, up to `in_flight` at once; the values wait
+    /// (as many as `in_flight`) for `fetch_pipelined` to take them.
+    pub(super) fn start(
+        store: Arc<dyn Store>,
+        requests: Vec<(StoreKey, ByteRange)>,
+        in_flight: usize,
+    ) -> Result<StartedFetch> {
+        let in_flight = in_flight.max(1);
+        let arrivals = Arc::new(Arrivals::new(in_flight));
+        let (theirs, list) = (Arc::clone(&arrivals), requests.clone());
+        let fetcher = std::thread::Builder::new()
+            .name("zarr-prefetch".into())
+            .spawn(move || {
+                let _over = theirs.fetching();
+                store.get_each(&list, in_flight, &mut |i, got| theirs.push((i, got)));
+            })
+            .map_err(|e| ZarrError::Io(format!("cannot start a thread to fetch with: {e}")))?;
+        Ok(StartedFetch {
+            requests,
+            in_flight,
+            arrivals,
+            fetcher: Some(fetcher),
+        })
+    }
+}
+
+/// Started fetches that a read took over, so far (for tests).
+static TAKEN_OVER: AtomicU64 = AtomicU64::new(0);
+
+/// How many reads so far took over a fetch started before them.
+pub fn fetches_taken_over() -> u64 {
+    TAKEN_OVER.load(Ordering::Relaxed)
+}
+
+impl Drop for StartedFetch {
+    fn drop(&mut self) {
+        // The fetcher sees this at its next value and ends by itself.
+        self.arrivals.close();
+    }
+}
+
 /// Fetch `requests` on a thread named `zarr-prefetch` (so a panic there
 /// is one the package's quiet hook knows) with up to `in_flight` in
 /// flight, and run `handle` on each value as it arrives, on up to
 /// `threads` threads. Stops at the first error and returns it; no request
-/// starts after that.
+/// starts after that. A `started` fetch of the same requests is taken
+/// over instead of sending them again (a fetch of other requests is
+/// dropped).
 pub(super) fn fetch_pipelined(
-    store: &dyn Store,
+    store: &Arc<dyn Store>,
     requests: &[(StoreKey, ByteRange)],
     in_flight: usize,
     threads: usize,
+    started: Option<StartedFetch>,
     handle: impl Fn(usize, Result<Option<Vec<u8>>>) -> Result<()> + Sync + Send,
 ) -> Result<()> {
     let n = requests.len();
     if n == 0 {
         return Ok(());
     }
-    let arrivals = Arrivals::new(in_flight.max(1));
-    std::thread::scope(|s| {
-        let fetcher = std::thread::Builder::new()
-            .name("zarr-prefetch".into())
-            .spawn_scoped(s, || {
-                // Marks the fetch over on a panic too, so that no thread
-                // waits for values that will never come.
-                let _over = arrivals.fetching();
-                store.get_each(requests, in_flight, &mut |i, got| arrivals.push((i, got)));
-            })
-            .map_err(|e| ZarrError::Io(format!("cannot start a thread to fetch with: {e}")))?;
-        // As many tasks as values: each task takes whichever value is in
-        // next, so decoding follows the order of arrival.
-        let slots: Vec<usize> = (0..n).collect();
-        let done = run_tasks(&slots, threads, |_| {
-            let (i, got) = arrivals.take()?;
-            handle(i, got)
-        });
-        arrivals.close();
-        match fetcher.join() {
-            Ok(()) => done,
-            Err(panic) => std::panic::resume_unwind(panic),
+    let mut fetch =
+        match started.filter(|s| s.requests == requests && s.in_flight == in_flight.max(1)) {
+            Some(s) => {
+                TAKEN_OVER.fetch_add(1, Ordering::Relaxed);
+                s
+            }
+            None => StartedFetch::start(Arc::clone(store), requests.to_vec(), in_flight)?,
+        };
+    let done = take_all(&fetch.arrivals, n, threads, handle);
+    fetch.arrivals.close();
+    let fetcher = fetch.fetcher.take();
+    // A read that stopped early (an error, an interrupt) does not wait for
+    // the requests still out: one to a server that does not answer holds
+    // its thread until its timeout and retries, minutes on an object
+    // store. The fetcher ends by itself once an answer comes (or the
+    // store gives up), and sends nothing more. A fetch that is over is
+    // joined, so that a panic on its thread reaches the caller.
+    if done.is_ok() || fetch.arrivals.fetch_over() {
+        if let Some(Err(panic)) = fetcher.map(|f| f.join()) {
+            std::panic::resume_unwind(panic);
         }
+    }
+    done
+}
+
+/// Run `handle` on each of the `n` values as they arrive, on up to
+/// `threads` threads.
+fn take_all(
+    arrivals: &Arrivals,
+    n: usize,
+    threads: usize,
+    handle: impl Fn(usize, Result<Option<Vec<u8>>>) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    // As many tasks as values: each task takes whichever value is in
+    // next, so decoding follows the order of arrival.
+    let slots: Vec<usize> = (0..n).collect();
+    run_tasks(&slots, threads, |_| {
+        let (i, got) = arrivals.take()?;
+        // The other threads may wait for values that never come (a server
+        // that does not answer): they stop with this error.
+        handle(i, got).inspect_err(|e| arrivals.stop_with(e))
     })
 }
 
@@ -76,6 +153,8 @@ struct Arrivals {
     queue: Mutex<Queue>,
     changed: Condvar,
     cap: usize,
+    /// `pool::interrupts_seen()` when the fetch began.
+    interrupts: u64,
 }
 
 struct Queue {
@@ -84,10 +163,19 @@ struct Queue {
     fetching: bool,
     /// The tasks may still take (false once the run stopped).
     taking: bool,
+    /// A task took a value or the run stopped: someone is there.
+    met: bool,
+    /// Why the run stopped early: every waiting task returns it.
+    why: Option<ZarrError>,
 }
 
 /// How often a task waiting for a value asks whether to stop.
 const WAIT_STEP: Duration = Duration::from_millis(20);
+
+/// A started fetch whose values nobody has come for in this long was left
+/// behind (its read never ran: R's allocation of the result jumped out on
+/// an error): its fetcher stops instead of holding the values forever.
+const UNMET_AFTER: Duration = Duration::from_secs(120);
 
 /// Marks the fetch over when dropped.
 struct FetchOver<'a>(&'a Arrivals);
@@ -106,9 +194,12 @@ impl Arrivals {
                 items: VecDeque::new(),
                 fetching: true,
                 taking: true,
+                met: false,
+                why: None,
             }),
             changed: Condvar::new(),
             cap,
+            interrupts: crate::pool::interrupts_seen(),
         }
     }
 
@@ -123,9 +214,19 @@ impl Arrivals {
     /// Queue a value, waiting while the queue is full; false when no
     /// task takes values any more (the fetch should stop).
     fn push(&self, item: Arrival) -> bool {
+        let since = Instant::now();
         let mut q = self.lock();
         while q.taking && q.items.len() >= self.cap {
-            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+            if !q.met && since.elapsed() > UNMET_AFTER {
+                q.taking = false;
+                q.items.clear();
+                break;
+            }
+            q = self
+                .changed
+                .wait_timeout(q, WAIT_STEP)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
         if !q.taking {
             return false;
@@ -139,10 +240,14 @@ impl Arrivals {
     /// without it (the fetcher stopped) or the caller is asked to stop.
     fn take(&self) -> Result<Arrival> {
         let mut q = self.lock();
+        q.met = true;
         loop {
             if let Some(item) = q.items.pop_front() {
                 self.changed.notify_all();
                 return Ok(item);
+            }
+            if let Some(why) = &q.why {
+                return Err(why.clone());
             }
             if !q.fetching {
                 return Err(ZarrError::Io(
@@ -154,16 +259,40 @@ impl Arrivals {
                 .wait_timeout(q, WAIT_STEP)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
-            if crate::pool::interrupted() {
-                return Err(crate::pool::interrupted_error());
+            // R's thread asks; the others learn of an interrupt it saw.
+            if crate::pool::interrupted() || crate::pool::interrupts_seen() != self.interrupts {
+                let why = crate::pool::interrupted_error();
+                self.stop_locked(&mut q, &why);
+                return Err(why);
             }
         }
+    }
+
+    /// Stop the run for `why`: the tasks waiting for values return it,
+    /// and the fetcher stops at its next value.
+    fn stop_with(&self, why: &ZarrError) {
+        let mut q = self.lock();
+        self.stop_locked(&mut q, why);
+    }
+
+    fn stop_locked(&self, q: &mut Queue, why: &ZarrError) {
+        q.why.get_or_insert_with(|| why.clone());
+        q.taking = false;
+        q.met = true;
+        q.items.clear();
+        self.changed.notify_all();
+    }
+
+    /// Whether the fetcher has stopped pushing (done, stopped or gone).
+    fn fetch_over(&self) -> bool {
+        !self.lock().fetching
     }
 
     /// No more values are taken: the fetcher stops at its next push.
     fn close(&self) {
         let mut q = self.lock();
         q.taking = false;
+        q.met = true;
         q.items.clear();
         self.changed.notify_all();
     }
@@ -215,6 +344,10 @@ mod tests {
         }
     }
 
+    fn as_dyn(store: &Arc<Numbers>) -> Arc<dyn Store> {
+        store.clone()
+    }
+
     fn requests(keys: &[&str]) -> Vec<(StoreKey, ByteRange)> {
         keys.iter()
             .map(|k| (StoreKey::new(*k).unwrap(), ByteRange::All))
@@ -226,13 +359,20 @@ mod tests {
         let keys: Vec<String> = (0..37).map(|i| format!("k{i}")).collect();
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         for in_flight in [1, 4, 64] {
-            let store = Numbers::default();
+            let store = Arc::new(Numbers::default());
             let seen: Vec<Mutex<Option<Vec<u8>>>> = keys.iter().map(|_| Mutex::new(None)).collect();
-            fetch_pipelined(&store, &requests(&keys), in_flight, 2, |i, got| {
-                let prev = seen[i].lock().unwrap().replace(got?.unwrap());
-                assert!(prev.is_none(), "value {i} handled twice");
-                Ok(())
-            })
+            fetch_pipelined(
+                &as_dyn(&store),
+                &requests(&keys),
+                in_flight,
+                2,
+                None,
+                |i, got| {
+                    let prev = seen[i].lock().unwrap().replace(got?.unwrap());
+                    assert!(prev.is_none(), "value {i} handled twice");
+                    Ok(())
+                },
+            )
             .unwrap();
             for (i, s) in seen.iter().enumerate() {
                 assert_eq!(
@@ -247,8 +387,8 @@ mod tests {
     fn an_error_of_a_handler_stops_the_fetch() {
         let keys: Vec<String> = (0..200).map(|i| format!("k{i}")).collect();
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let store = Numbers::default();
-        let err = fetch_pipelined(&store, &requests(&keys), 1, 2, |i, _| {
+        let store = Arc::new(Numbers::default());
+        let err = fetch_pipelined(&as_dyn(&store), &requests(&keys), 1, 2, None, |i, _| {
             if i == 3 {
                 return Err(ZarrError::CorruptChunk("chunk 3 is bad".into()));
             }
@@ -263,11 +403,16 @@ mod tests {
 
     #[test]
     fn a_panic_on_the_fetch_thread_is_quiet_and_reaches_the_caller() {
-        let store = Numbers::default();
+        let store = Arc::new(Numbers::default());
         let r = crate::panics::catch(|| {
-            fetch_pipelined(&store, &requests(&["k0", "boom", "k2"]), 1, 2, |_, got| {
-                got.map(|_| ())
-            })
+            fetch_pipelined(
+                &as_dyn(&store),
+                &requests(&["k0", "boom", "k2"]),
+                1,
+                2,
+                None,
+                |_, got| got.map(|_| ()),
+            )
         });
         let payload = r.unwrap_err();
         assert_eq!(
@@ -276,5 +421,141 @@ mod tests {
         );
         // Its thread is one of the package's: the hook kept it off stderr.
         assert!(store.quiet.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_started_fetch_is_taken_over_and_sends_nothing_twice() {
+        let keys: Vec<String> = (0..25).map(|i| format!("k{i}")).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let store = Arc::new(Numbers::default());
+        let started = StartedFetch::start(store.clone(), requests(&keys), 4).unwrap();
+        // Values wait for the read: a window of them queued, at most
+        // another window fetched.
+        std::thread::sleep(Duration::from_millis(50));
+        let early = store.fetched.load(Ordering::SeqCst);
+        assert!((4..=8).contains(&early), "fetched {early} before the read");
+        let seen: Vec<Mutex<Option<Vec<u8>>>> = keys.iter().map(|_| Mutex::new(None)).collect();
+        fetch_pipelined(
+            &as_dyn(&store),
+            &requests(&keys),
+            4,
+            2,
+            Some(started),
+            |i, got| {
+                assert!(seen[i].lock().unwrap().replace(got?.unwrap()).is_none());
+                Ok(())
+            },
+        )
+        .unwrap();
+        for (i, s) in seen.iter().enumerate() {
+            assert_eq!(
+                s.lock().unwrap().as_deref(),
+                Some(format!("v{i}").as_bytes())
+            );
+        }
+        assert_eq!(store.fetched.load(Ordering::SeqCst), keys.len());
+    }
+
+    #[test]
+    fn a_started_fetch_of_other_requests_is_dropped_and_stops() {
+        let store = Arc::new(Numbers::default());
+        let started =
+            StartedFetch::start(store.clone(), requests(&["k0", "k1", "k2", "k3"]), 1).unwrap();
+        let mut got = Vec::new();
+        let got_ref = Mutex::new(&mut got);
+        fetch_pipelined(
+            &as_dyn(&store),
+            &requests(&["k5", "k6"]),
+            1,
+            1,
+            Some(started),
+            |i, v| {
+                got_ref.lock().unwrap().push((i, v?.unwrap()));
+                Ok(())
+            },
+        )
+        .unwrap();
+        got.sort();
+        assert_eq!(got, vec![(0, b"v5".to_vec()), (1, b"v6".to_vec())]);
+        // The dropped fetch ends at its next value: of its four, it
+        // fetched the one waiting and at most one more.
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(store.fetched.load(Ordering::SeqCst) <= 2 + 2);
+    }
+
+    /// A store whose key "hang" answers only once the test lets it (or
+    /// after 30 s), and says which came first.
+    #[derive(Default)]
+    struct Hanging {
+        released: Mutex<bool>,
+        changed: Condvar,
+        answered_after_release: AtomicBool,
+    }
+
+    impl Store for Hanging {
+        fn get(&self, key: &StoreKey, _range: ByteRange) -> Result<Option<Vec<u8>>> {
+            if key.as_str() == "hang" {
+                let r = self.released.lock().unwrap();
+                let (r, _) = self
+                    .changed
+                    .wait_timeout_while(r, Duration::from_secs(30), |r| !*r)
+                    .unwrap();
+                self.answered_after_release.store(*r, Ordering::SeqCst);
+            }
+            Ok(Some(b"v".to_vec()))
+        }
+        fn list(&self) -> Result<Vec<String>> {
+            Ok(vec![])
+        }
+        fn list_prefix(&self, _prefix: &StorePrefix) -> Result<Vec<String>> {
+            Ok(vec![])
+        }
+        fn list_dir(&self, _prefix: &StorePrefix) -> Result<DirListing> {
+            Ok(DirListing::default())
+        }
+        fn exists(&self, _key: &StoreKey) -> Result<bool> {
+            Ok(true)
+        }
+        fn size(&self, _key: &StoreKey) -> Result<Option<u64>> {
+            Ok(None)
+        }
+        fn read_only(&self) -> bool {
+            true
+        }
+        fn describe(&self) -> String {
+            "hanging".into()
+        }
+    }
+
+    #[test]
+    fn a_read_that_stops_does_not_wait_for_a_request_that_hangs() {
+        let store = Arc::new(Hanging::default());
+        let dyn_store: Arc<dyn Store> = store.clone();
+        // The first value fails the read while "hang" is out.
+        let err = fetch_pipelined(
+            &dyn_store,
+            &requests(&["k0", "hang"]),
+            1,
+            1,
+            None,
+            |i, _| {
+                if i == 0 {
+                    return Err(ZarrError::Interrupted("stop".into()));
+                }
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), "interrupted");
+        // The read returned before the hanging request was answered.
+        *store.released.lock().unwrap() = true;
+        store.changed.notify_all();
+        for _ in 0..500 {
+            if store.answered_after_release.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(store.answered_after_release.load(Ordering::SeqCst));
     }
 }

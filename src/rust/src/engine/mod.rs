@@ -21,6 +21,7 @@ mod shard;
 mod strings;
 mod write;
 
+pub use fetch::{fetches_taken_over, StartedFetch};
 pub use strings::StringRead;
 
 use crate::cf::Cf;

@@ -2,7 +2,7 @@
 //! decoded and scattered in parallel; chunks stored as R holds them read
 //! straight into the result; byte ranges of uncompressed chunks.
 
-use super::fetch::{fetch_pipelined, in_flight_for};
+use super::fetch::{fetch_pipelined, in_flight_for, StartedFetch};
 use super::plan::{cartesian, chunk_columns, chunk_index, read_spans};
 use super::{Array, IoOptions};
 use crate::codec::Warnings;
@@ -16,6 +16,49 @@ impl Array {
     /// Read `sel` into `out`, a column-major R buffer of `sel.shape()`.
     /// Returns warnings for R to raise.
     pub fn read(&self, sel: &Selection, out: &mut RBufMut, opts: IoOptions) -> Result<Vec<String>> {
+        self.read_started(sel, out, opts, None)
+    }
+
+    /// Send the requests of `read(sel)` that fetch whole chunks or shards
+    /// now, before the result exists (see `StartedFetch`); None for a
+    /// store without latency or a selection that is not in the array.
+    pub fn start_read(&self, sel: &Selection) -> Result<Option<StartedFetch>> {
+        if !self.store.prefers_batches() || sel.check(&self.meta.shape, &self.what()).is_err() {
+            return Ok(None);
+        }
+        let (requests, in_flight) = match self.chain.partial_sharding() {
+            Some(sh) => {
+                let grid = sh.grid(&self.chunk_shape())?;
+                let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
+                let plan = sel.plan(&inner);
+                let chunks = cartesian(&plan);
+                let (whole, _) = super::shard::split_groups(&chunks, &grid);
+                (
+                    self.whole_shard_requests(&whole),
+                    self.shard_in_flight(sh, &grid),
+                )
+            }
+            None => {
+                let plan = sel.plan(&self.meta.chunk_shape);
+                let chunks = cartesian(&plan);
+                (self.chunk_requests(&chunks), self.chunk_in_flight())
+            }
+        };
+        if requests.is_empty() {
+            return Ok(None);
+        }
+        StartedFetch::start(std::sync::Arc::clone(&self.store), requests, in_flight).map(Some)
+    }
+
+    /// `read`, taking over `started` (from `start_read(sel)`) for its
+    /// fetch.
+    pub fn read_started(
+        &self,
+        sel: &Selection,
+        out: &mut RBufMut,
+        opts: IoOptions,
+        started: Option<StartedFetch>,
+    ) -> Result<Vec<String>> {
         let what = self.what();
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
@@ -33,8 +76,8 @@ impl Array {
         let warnings = Warnings::default();
         let lossy = Lossy::default();
         match self.chain.partial_sharding() {
-            Some(sh) => self.read_sharded(sel, sh, &dst, opts, &warnings, &lossy)?,
-            None => self.read_chunks(sel, &dst, opts, &warnings, &lossy)?,
+            Some(sh) => self.read_sharded(sel, sh, &dst, opts, started, &warnings, &lossy)?,
+            None => self.read_chunks(sel, &dst, opts, started, &warnings, &lossy)?,
         }
         let mut w = warnings.take();
         w.extend(lossy.warnings(&what));
@@ -85,6 +128,7 @@ impl Array {
         sel: &Selection,
         dst: &RBufPtr,
         opts: IoOptions,
+        started: Option<StartedFetch>,
         warnings: &Warnings,
         lossy: &Lossy,
     ) -> Result<()> {
@@ -109,16 +153,13 @@ impl Array {
         }
         // Fetched with many requests in flight, each chunk decoded as soon
         // as it is in (see fetch.rs).
-        let requests: Vec<(StoreKey, ByteRange)> = chunks
-            .iter()
-            .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
-            .collect();
-        let decoded = shape.iter().product::<usize>() * self.meta.data_type.size();
+        let requests = self.chunk_requests(&chunks);
         fetch_pipelined(
-            self.store.as_ref(),
+            &self.store,
             &requests,
-            in_flight_for(decoded),
+            self.chunk_in_flight(),
             opts.threads,
+            started,
             |i, raw| {
                 let key = &requests[i].0;
                 let raw = raw.map_err(|e| e.context(&self.chunk_what(key)))?;
@@ -128,6 +169,21 @@ impl Array {
             },
         )
     }
+
+    /// Requests of whole chunks, one per chunk.
+    fn chunk_requests(&self, chunks: &[Vec<&DimChunk>]) -> Vec<(StoreKey, ByteRange)> {
+        chunks
+            .iter()
+            .map(|c| (self.chunk_key(&chunk_index(c)), ByteRange::All))
+            .collect()
+    }
+
+    /// How many chunks a read keeps in flight.
+    fn chunk_in_flight(&self) -> usize {
+        let shape = self.chunk_shape();
+        in_flight_for(shape.iter().product::<usize>() * self.meta.data_type.size())
+    }
+
     /// Read chunk `c` from the store straight into its place in `dst`,
     /// one column of the chunk per buffer, without a copy in between; then
     /// turn fill values into NA where the array asks for it. Only for a

@@ -2,7 +2,7 @@
 //! the selection needs, after each touched shard's index), and writes of
 //! shards the selection covers whole, encoded straight from R memory.
 
-use super::fetch::{fetch_pipelined, in_flight_for};
+use super::fetch::{fetch_pipelined, in_flight_for, StartedFetch};
 use super::plan::{
     cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, BATCH,
 };
@@ -24,12 +24,14 @@ impl Array {
     /// Read a sharded array one inner chunk at a time: fetch each touched
     /// shard's index, then only the byte ranges of the inner chunks the
     /// selection needs (the whole shard when it needs most of them).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn read_sharded(
         &self,
         sel: &Selection,
         sh: &Sharding,
         dst: &RBufPtr,
         opts: IoOptions,
+        started: Option<StartedFetch>,
         warnings: &Warnings,
         lossy: &Lossy,
     ) -> Result<()> {
@@ -41,26 +43,18 @@ impl Array {
         if !self.store.prefers_batches() {
             return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
         }
-        let per_shard: usize = grid.iter().product();
-        let groups = group_by_shard(&chunks, &grid);
-        let (whole, ranged): (Vec<ShardGroup>, Vec<ShardGroup>) = groups
-            .into_iter()
-            .partition(|(_, cs)| cs.len() * 2 > per_shard);
+        let (whole, ranged) = split_groups(&chunks, &grid);
         // Shards needed (mostly) whole: one request each, all in flight at
         // once within the fetch budget, each decoded as soon as it is in
         // by the thread that takes it (a read of one shard spreads its
         // inner chunks over all threads).
-        let requests: Vec<(StoreKey, ByteRange)> = whole
-            .iter()
-            .map(|(sidx, _)| (self.chunk_key(sidx), ByteRange::All))
-            .collect();
-        let decoded =
-            per_shard * sh.inner_shape.iter().product::<usize>() * self.meta.data_type.size();
+        let requests = self.whole_shard_requests(&whole);
         fetch_pipelined(
-            self.store.as_ref(),
+            &self.store,
             &requests,
-            in_flight_for(decoded),
+            self.shard_in_flight(sh, &grid),
             opts.threads,
+            started,
             |i, got| {
                 let part = self.shard_part(sh, &grid, &whole[i]);
                 let got = got.map_err(|e| e.context(&part.what))?;
@@ -84,6 +78,22 @@ impl Array {
             })?;
         }
         Ok(())
+    }
+
+    /// Requests of the shards of `whole`, each whole.
+    pub(super) fn whole_shard_requests(&self, whole: &[ShardGroup]) -> Vec<(StoreKey, ByteRange)> {
+        whole
+            .iter()
+            .map(|(sidx, _)| (self.chunk_key(sidx), ByteRange::All))
+            .collect()
+    }
+
+    /// How many whole shards a read keeps in flight.
+    pub(super) fn shard_in_flight(&self, sh: &Sharding, grid: &[usize]) -> usize {
+        let per_shard: usize = grid.iter().product();
+        in_flight_for(
+            per_shard * sh.inner_shape.iter().product::<usize>() * self.meta.data_type.size(),
+        )
     }
 
     /// The shard of `group` as one read sees it.
@@ -127,7 +137,13 @@ impl Array {
                     job.position()
                 );
                 let ctx = opts.context(warnings, &what);
-                Some(sh.inner.decode(b, &sh.inner_shape, &ctx)?)
+                Some(match b {
+                    Stored::Own(v) => sh.inner.decode(v, &sh.inner_shape, &ctx)?,
+                    Stored::Part(shard, range) => {
+                        sh.inner
+                            .decode_slice(&shard[range], &sh.inner_shape, &ctx)?
+                    }
+                })
             }
         };
         self.scatter(data.as_deref(), inner_strides, job.chunk, dst, lossy);
@@ -149,14 +165,22 @@ impl Array {
         };
         let ctx = opts.context(warnings, what);
         let entries = sh.decode_index(sh.index_of(&data, grid, what)?.to_vec(), grid, &ctx)?;
+        // The inner chunks decode from the shard's buffer, shared by their
+        // tasks: copied out one by one, they were the whole shard again.
+        let data = std::sync::Arc::new(data);
         part.cs
             .iter()
             .map(|c| {
                 let bytes = match entries[position_in_shard(c, grid)] {
                     None => None,
-                    Some(e) => Some(sh.inner_bytes(&data, e, what)?.to_vec()),
+                    Some(e) => {
+                        // Checks that the entry lies inside the shard.
+                        let len = sh.inner_bytes(&data, e, what)?.len();
+                        let start = e.0 as usize;
+                        Some(Stored::Part(data.clone(), start..start + len))
+                    }
                 };
-                Ok(part.job(c, bytes))
+                Ok(part.job_of(c, bytes))
             })
             .collect()
     }
@@ -389,7 +413,20 @@ impl Array {
 }
 
 /// The inner chunks a read needs from one shard, by the shard's index.
-type ShardGroup<'p> = (Vec<u64>, Vec<&'p Vec<&'p DimChunk>>);
+pub(super) type ShardGroup<'p> = (Vec<u64>, Vec<&'p Vec<&'p DimChunk>>);
+
+/// The shards `chunks` (inner chunks of a read) fall in, split into
+/// those the read needs most of (fetched whole) and the others (fetched
+/// by ranges after their index).
+pub(super) fn split_groups<'p>(
+    chunks: &'p [Vec<&'p DimChunk>],
+    grid: &[usize],
+) -> (Vec<ShardGroup<'p>>, Vec<ShardGroup<'p>>) {
+    let per_shard: usize = grid.iter().product();
+    group_by_shard(chunks, grid)
+        .into_iter()
+        .partition(|(_, cs)| cs.len() * 2 > per_shard)
+}
 
 /// One shard of a read: its codec, inner chunk grid, key, name for
 /// errors, and the inner chunks the read needs from it.
@@ -403,6 +440,10 @@ struct ShardPart<'a, 'p> {
 
 impl<'p> ShardPart<'_, 'p> {
     fn job(&self, chunk: &'p Vec<&'p DimChunk>, bytes: Option<Vec<u8>>) -> InnerFetch<'p> {
+        self.job_of(chunk, bytes.map(Stored::Own))
+    }
+
+    fn job_of(&self, chunk: &'p Vec<&'p DimChunk>, bytes: Option<Stored>) -> InnerFetch<'p> {
         InnerFetch {
             chunk,
             bytes: Mutex::new(bytes),
@@ -431,10 +472,17 @@ fn shard_rounds<'g, 'p>(groups: &'g [ShardGroup<'p>]) -> Vec<&'g [ShardGroup<'p>
 
 /// An inner chunk of a shard as fetched: the part of the selection it
 /// holds, its stored bytes (None when not stored) and its shard's key.
+/// The stored bytes of an inner chunk: its own (a ranged read), or a
+/// range of the whole shard's.
+enum Stored {
+    Own(Vec<u8>),
+    Part(std::sync::Arc<Vec<u8>>, std::ops::Range<usize>),
+}
+
 struct InnerFetch<'p> {
     chunk: &'p Vec<&'p DimChunk>,
     // Taken (not cloned) by the task that decodes it.
-    bytes: std::sync::Mutex<Option<Vec<u8>>>,
+    bytes: std::sync::Mutex<Option<Stored>>,
     key: StoreKey,
 }
 

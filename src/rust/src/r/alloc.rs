@@ -20,6 +20,22 @@ pub(super) fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
     v
 }
 
+/// Whether `alloc_r_vector(rtype, n)` runs R's collector before it
+/// allocates.
+pub(super) fn collects_before(rtype: RType, n: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        rtype != RType::Character
+            && n.saturating_mul(rtype.size()) >= crate::pages::MIN_ADVISED_BYTES
+            && crate::pages::blocks::collection_due()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (rtype, n);
+        false
+    }
+}
+
 /// R's custom allocator (R_ext/Rallocators.h; "Custom allocators" in
 /// Writing R Extensions), which extendr does not bind.
 #[repr(C)]
@@ -149,7 +165,8 @@ pub(super) fn with_r_buffer<T>(
 
 /// Counts of the result blocks (pages.rs) so far: blocks reused from the
 /// pool and newly mapped, collections the package ran, bytes held by live
-/// or not yet collected results and bytes in the pool. For tests and
+/// or not yet collected results and bytes in the pool; and reads whose
+/// requests went out before their collection (`fetched_first`). For tests and
 /// benchmarks; all zero where the blocks are not used.
 /// @noRd
 #[extendr]
@@ -172,7 +189,8 @@ fn rz_result_blocks() -> Robj {
         mapped = v[1],
         collections = v[2],
         held = v[3],
-        pooled = v[4]
+        pooled = v[4],
+        fetched_first = crate::engine::fetches_taken_over() as f64
     )
     .into()
 }

@@ -251,9 +251,17 @@ fn rz_array_read(
                 .collect();
             (strings.into_robj(), warnings)
         } else {
+            // A result that makes R collect first (alloc_r_vector) sends
+            // its requests before: the collection then runs while they
+            // wait for the network.
+            let started = if collects_before(rtype, sel.num_elements()) {
+                a.start_read(&sel)?
+            } else {
+                None
+            };
             let mut out = alloc_r_vector(rtype, sel.num_elements());
             let warnings = with_r_buffer(&mut out, rtype, |buf| {
-                a.read(&sel, buf, io_options(threads, strict))
+                a.read_started(&sel, buf, io_options(threads, strict), started)
             })?;
             (out, warnings)
         };

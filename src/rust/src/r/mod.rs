@@ -177,7 +177,7 @@ mod progress;
 mod registry;
 mod store;
 
-use alloc::{alloc_r_vector, with_r_buffer};
+use alloc::{alloc_r_vector, collects_before, with_r_buffer};
 
 extendr_module! {
     mod zarr;

@@ -13,6 +13,7 @@ pub mod key;
 pub mod memory;
 pub mod object;
 pub mod reference;
+pub mod wait;
 
 pub use fs::FsStore;
 pub use http::HttpStore;

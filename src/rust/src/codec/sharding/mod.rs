@@ -385,8 +385,8 @@ impl Sharding {
         let spans = whole(&self.inner_shape);
         let dst = SharedMut(out.as_mut_ptr());
         run_tasks(&jobs, pool::threads(), |(idx, entry)| -> Result<()> {
-            let bytes = self.inner_bytes(data, *entry, ctx.what)?.to_vec();
-            let decoded = self.inner.decode(bytes, &self.inner_shape, ctx)?;
+            let bytes = self.inner_bytes(data, *entry, ctx.what)?;
+            let decoded = self.inner.decode_slice(bytes, &self.inner_shape, ctx)?;
             let base = self.inner_base(idx, &out_strides);
             // SAFETY: the inner chunk lies inside the shard (the grid divides
             // it exactly) and inner chunks do not overlap.

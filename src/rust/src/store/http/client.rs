@@ -117,7 +117,7 @@ impl Client {
         F: Future<Output = Result<T>>,
     {
         let io = self.io()?;
-        io.runtime.block_on(f(io.http.clone()))
+        crate::store::wait::block_on(&io.runtime, f(io.http.clone()))
     }
 
     /// Send a request for `key` (`url` as shown, `full` as sent: with the

@@ -484,7 +484,7 @@ fn keep_client(key: ClientKey, client: Arc<dyn os::ObjectStore>) {
 
 impl Store for ObjectStore {
     fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        self.runtime.block_on(self.get_async(key, range))
+        crate::store::wait::block_on(self.runtime, self.get_async(key, range))
     }
 
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
@@ -493,14 +493,13 @@ impl Store for ObjectStore {
 
     fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
         self.check_writable("write", key)?;
-        self.runtime
-            .block_on(self.put_async(key, parts, PutMode::Overwrite))
+        crate::store::wait::block_on(self.runtime, self.put_async(key, parts, PutMode::Overwrite))
             .map(|_| ())
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
         self.check_writable("erase", key)?;
-        self.runtime.block_on(async {
+        crate::store::wait::block_on(self.runtime, async {
             match self.inner.delete(&self.path(key)).await {
                 Ok(()) | Err(os::Error::NotFound { .. }) => Ok(()),
                 Err(e) => Err(self.error("erase", key, e)),
@@ -510,7 +509,7 @@ impl Store for ObjectStore {
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         self.check_writable("erase prefix", prefix)?;
-        self.runtime.block_on(async {
+        crate::store::wait::block_on(self.runtime, async {
             let keys = self.list_async(prefix).await?;
             let paths: Vec<os::Result<Path>> = keys.iter().map(|k| Ok(self.path(k))).collect();
             let mut done = self.inner.delete_stream(stream::iter(paths).boxed());
@@ -529,7 +528,7 @@ impl Store for ObjectStore {
     }
 
     fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
-        let mut keys = self.runtime.block_on(self.list_async(prefix))?;
+        let mut keys = crate::store::wait::block_on(self.runtime, self.list_async(prefix))?;
         keys.sort();
         Ok(keys)
     }
@@ -541,10 +540,10 @@ impl Store for ObjectStore {
             None if self.prefix.is_empty() => None,
             None => Some(Path::from(self.prefix.as_str())),
         };
-        let listed = self
-            .runtime
-            .block_on(self.inner.list_with_delimiter(base.as_ref()))
-            .map_err(|e| self.error("list", &dir, e))?;
+        let listed = crate::store::wait::block_on(self.runtime, async {
+            (self.inner.list_with_delimiter(base.as_ref()).await)
+                .map_err(|e| self.error("list", &dir, e))
+        })?;
         let mut out = DirListing {
             keys: listed
                 .objects
@@ -569,7 +568,7 @@ impl Store for ObjectStore {
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
-        self.runtime.block_on(self.size_async(key))
+        crate::store::wait::block_on(self.runtime, self.size_async(key))
     }
 
     fn read_only(&self) -> bool {
@@ -581,11 +580,15 @@ impl Store for ObjectStore {
     }
 
     fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
-        self.runtime.block_on(
-            stream::iter(requests.iter().map(|(k, r)| self.get_async(k, *r)))
-                .buffered(self.options.max_concurrency)
-                .collect(),
-        )
+        let all = crate::store::wait::block_on(self.runtime, async {
+            Ok(
+                stream::iter(requests.iter().map(|(k, r)| self.get_async(k, *r)))
+                    .buffered(self.options.max_concurrency)
+                    .collect::<Vec<_>>()
+                    .await,
+            )
+        });
+        all.unwrap_or_else(|e| requests.iter().map(|_| Err(e.clone())).collect())
     }
 
     fn get_each(
@@ -601,6 +604,8 @@ impl Store for ObjectStore {
         // this thread. Gathered here, every piece woke this thread from
         // another one (a futex wake and a task switch per piece).
         let me = Arc::new(self.clone());
+        // On the fetching thread, not R's: the read that waits for these
+        // values is the one that answers an interrupt (engine/fetch.rs).
         self.runtime.block_on(async {
             let mut got = stream::iter(requests.iter().enumerate().map(|(i, (k, r))| {
                 let (me, key, range) = (Arc::clone(&me), k.clone(), *r);
@@ -636,7 +641,7 @@ impl Store for ObjectStore {
     /// The value at `key` and its version tag (ETag or generation), for a
     /// later [`ObjectStore::set_if_version`].
     fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>> {
-        self.runtime.block_on(async {
+        crate::store::wait::block_on(self.runtime, async {
             match self.inner.get(&self.path(key)).await {
                 Ok(r) => {
                     let tag = r.meta.e_tag.clone();
@@ -667,6 +672,6 @@ impl Store for ObjectStore {
                 version: None,
             }),
         };
-        self.runtime.block_on(self.put_async(key, &[value], mode))
+        crate::store::wait::block_on(self.runtime, self.put_async(key, &[value], mode))
     }
 }
