@@ -304,11 +304,16 @@ mod tests {
     use crate::store::{DirListing, StorePrefix};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-    /// A store of values "v<i>" for keys "k<i>"; key "boom" panics.
+    /// A store of values "v<i>" for keys "k<i>"; key "boom" panics; key
+    /// "hang" answers only once the test lets it (or after 30 s), and
+    /// says which came first.
     #[derive(Default)]
     struct Numbers {
         fetched: AtomicUsize,
         quiet: AtomicBool,
+        released: Mutex<bool>,
+        changed: Condvar,
+        answered_after_release: AtomicBool,
     }
 
     impl Store for Numbers {
@@ -317,6 +322,14 @@ mod tests {
                 self.quiet
                     .store(crate::panics::caught_here(), Ordering::SeqCst);
                 panic!("the fetch gave up on {}", key.as_str());
+            }
+            if key.as_str() == "hang" {
+                let r = self.released.lock().unwrap();
+                let (r, _) = self
+                    .changed
+                    .wait_timeout_while(r, Duration::from_secs(30), |r| !*r)
+                    .unwrap();
+                self.answered_after_release.store(*r, Ordering::SeqCst);
             }
             self.fetched.fetch_add(1, Ordering::SeqCst);
             Ok(Some(key.as_str().replace('k', "v").into_bytes()))
@@ -359,27 +372,37 @@ mod tests {
         let keys: Vec<String> = (0..37).map(|i| format!("k{i}")).collect();
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         for in_flight in [1, 4, 64] {
-            let store = Arc::new(Numbers::default());
-            let seen: Vec<Mutex<Option<Vec<u8>>>> = keys.iter().map(|_| Mutex::new(None)).collect();
-            fetch_pipelined(
-                &as_dyn(&store),
-                &requests(&keys),
-                in_flight,
-                2,
-                None,
-                |i, got| {
-                    let prev = seen[i].lock().unwrap().replace(got?.unwrap());
-                    assert!(prev.is_none(), "value {i} handled twice");
-                    Ok(())
-                },
-            )
-            .unwrap();
-            for (i, s) in seen.iter().enumerate() {
-                assert_eq!(
-                    s.lock().unwrap().as_deref(),
-                    Some(format!("v{i}").as_bytes())
-                );
-            }
+            read_each_once(&Arc::new(Numbers::default()), &keys, in_flight, None);
+        }
+    }
+
+    /// Read `keys` from `store` through the pipeline (taking over
+    /// `started`) and check that each value reached the handler once.
+    fn read_each_once(
+        store: &Arc<Numbers>,
+        keys: &[&str],
+        in_flight: usize,
+        started: Option<StartedFetch>,
+    ) {
+        let seen: Vec<Mutex<Option<Vec<u8>>>> = keys.iter().map(|_| Mutex::new(None)).collect();
+        fetch_pipelined(
+            &as_dyn(store),
+            &requests(keys),
+            in_flight,
+            2,
+            started,
+            |i, got| {
+                let prev = seen[i].lock().unwrap().replace(got?.unwrap());
+                assert!(prev.is_none(), "value {i} handled twice");
+                Ok(())
+            },
+        )
+        .unwrap();
+        for (i, s) in seen.iter().enumerate() {
+            assert_eq!(
+                s.lock().unwrap().as_deref(),
+                Some(format!("v{i}").as_bytes())
+            );
         }
     }
 
@@ -434,25 +457,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         let early = store.fetched.load(Ordering::SeqCst);
         assert!((4..=8).contains(&early), "fetched {early} before the read");
-        let seen: Vec<Mutex<Option<Vec<u8>>>> = keys.iter().map(|_| Mutex::new(None)).collect();
-        fetch_pipelined(
-            &as_dyn(&store),
-            &requests(&keys),
-            4,
-            2,
-            Some(started),
-            |i, got| {
-                assert!(seen[i].lock().unwrap().replace(got?.unwrap()).is_none());
-                Ok(())
-            },
-        )
-        .unwrap();
-        for (i, s) in seen.iter().enumerate() {
-            assert_eq!(
-                s.lock().unwrap().as_deref(),
-                Some(format!("v{i}").as_bytes())
-            );
-        }
+        read_each_once(&store, &keys, 4, Some(started));
         assert_eq!(store.fetched.load(Ordering::SeqCst), keys.len());
     }
 
@@ -483,57 +488,12 @@ mod tests {
         assert!(store.fetched.load(Ordering::SeqCst) <= 2 + 2);
     }
 
-    /// A store whose key "hang" answers only once the test lets it (or
-    /// after 30 s), and says which came first.
-    #[derive(Default)]
-    struct Hanging {
-        released: Mutex<bool>,
-        changed: Condvar,
-        answered_after_release: AtomicBool,
-    }
-
-    impl Store for Hanging {
-        fn get(&self, key: &StoreKey, _range: ByteRange) -> Result<Option<Vec<u8>>> {
-            if key.as_str() == "hang" {
-                let r = self.released.lock().unwrap();
-                let (r, _) = self
-                    .changed
-                    .wait_timeout_while(r, Duration::from_secs(30), |r| !*r)
-                    .unwrap();
-                self.answered_after_release.store(*r, Ordering::SeqCst);
-            }
-            Ok(Some(b"v".to_vec()))
-        }
-        fn list(&self) -> Result<Vec<String>> {
-            Ok(vec![])
-        }
-        fn list_prefix(&self, _prefix: &StorePrefix) -> Result<Vec<String>> {
-            Ok(vec![])
-        }
-        fn list_dir(&self, _prefix: &StorePrefix) -> Result<DirListing> {
-            Ok(DirListing::default())
-        }
-        fn exists(&self, _key: &StoreKey) -> Result<bool> {
-            Ok(true)
-        }
-        fn size(&self, _key: &StoreKey) -> Result<Option<u64>> {
-            Ok(None)
-        }
-        fn read_only(&self) -> bool {
-            true
-        }
-        fn describe(&self) -> String {
-            "hanging".into()
-        }
-    }
-
     #[test]
     fn a_read_that_stops_does_not_wait_for_a_request_that_hangs() {
-        let store = Arc::new(Hanging::default());
-        let dyn_store: Arc<dyn Store> = store.clone();
+        let store = Arc::new(Numbers::default());
         // The first value fails the read while "hang" is out.
         let err = fetch_pipelined(
-            &dyn_store,
+            &as_dyn(&store),
             &requests(&["k0", "hang"]),
             1,
             1,
