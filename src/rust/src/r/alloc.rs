@@ -23,17 +23,21 @@ pub(super) fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
 /// Whether `alloc_r_vector(rtype, n)` runs R's collector before it
 /// allocates.
 pub(super) fn collects_before(rtype: RType, n: usize) -> bool {
+    let large = rtype != RType::Character && large_bytes(n, rtype.size()).is_some();
     #[cfg(target_os = "linux")]
-    {
-        rtype != RType::Character
-            && n.saturating_mul(rtype.size()) >= crate::pages::MIN_ADVISED_BYTES
-            && crate::pages::blocks::collection_due()
-    }
+    return large && crate::pages::blocks::collection_due();
     #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (rtype, n);
+    return {
+        let _ = large;
         false
-    }
+    };
+}
+
+/// The bytes of `n` elements of `elt_size` when they make a result that
+/// takes a block of `pages::blocks` (not for strings).
+fn large_bytes(n: usize, elt_size: usize) -> Option<usize> {
+    n.checked_mul(elt_size)
+        .filter(|&b| b >= crate::pages::MIN_ADVISED_BYTES)
 }
 
 /// R's custom allocator (R_ext/Rallocators.h; "Custom allocators" in
@@ -87,10 +91,10 @@ unsafe extern "C" fn block_free(_: *mut RAllocator, ptr: *mut std::ffi::c_void) 
 /// small vectors, strings, other systems, no memory. The contents are
 /// left as they are: the caller writes every element.
 fn alloc_large(sexptype: SEXPTYPE, n: usize, elt_size: usize) -> Option<Robj> {
-    let bytes = n.checked_mul(elt_size)?;
-    if sexptype == SEXPTYPE::STRSXP || bytes < crate::pages::MIN_ADVISED_BYTES {
+    if sexptype == SEXPTYPE::STRSXP {
         return None;
     }
+    let bytes = large_bytes(n, elt_size)?;
     // R asks for its vector header and a copy of the allocator on top of
     // the data; 256 bytes is more than both.
     let len = bytes.checked_add(256)?;
