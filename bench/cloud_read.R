@@ -22,7 +22,11 @@
 # share of the two cores the clients also need; here the latency costs no
 # CPU. Requests are then the server's count (GET /__bench/stats): R's for
 # its last run, as the proxy's; the Python contenders' over all their runs
-# divided by the runs (they ask only a proxy for counts).
+# divided by the runs (they ask only a proxy for counts). "s<ms>l<mbit>"
+# (e.g. s20l1000) adds a link of that many Mbit/s that every body shares,
+# paced by the server (its POST /__bench/link?mbit=<mbit> route): the
+# transfer of a full read then takes most of a second, as from a cloud
+# region, instead of the loopback's few tens of ms.
 #
 # The server: zarr-bench-s3 when BENCH_S3_MEMORY names its binary, a small
 # Rust S3 server of this folder's (bench/s3_server, on the `s3s` crate)
@@ -71,14 +75,16 @@ settings <- strsplit(Sys.getenv("BENCH_CLOUD_DELAYS", "direct,0,20"), ",")[[1]]
 peers <- if (nzchar(peer_python)) c("zarr-python", "tensorstore") else character()
 python <- if (file.exists(moto_python)) moto_python else Sys.which("python3")
 # The latency the server adds itself ("s20": 20 ms), 0 for the others.
-server_delay <- ifelse(grepl("^s[0-9]+$", settings), suppressWarnings(as.integer(sub("^s", "", settings))), 0L)
-bad <- settings[!grepl("^(direct|[0-9]+|s[0-9]+)$", settings)]
+server_delay <- ifelse(grepl("^s[0-9]+", settings), suppressWarnings(as.integer(sub("^s([0-9]+).*", "\\1", settings))), 0L)
+# The bandwidth of the server's link ("s20l1000": 1000 Mbit/s), 0 for none.
+server_link <- ifelse(grepl("^s[0-9]+l[0-9]+$", settings), suppressWarnings(as.integer(sub(".*l", "", settings))), 0L)
+bad <- settings[!grepl("^(direct|[0-9]+|s[0-9]+(l[0-9]+)?)$", settings)]
 if (length(bad)) stop("BENCH_CLOUD_DELAYS: not a setting: ", paste(bad, collapse = ", "),
-                      " (direct, a delay in ms for the proxy, or s<ms> for the server)")
+                      " (direct, a delay in ms for the proxy, s<ms> for the server, s<ms>l<mbit> with a link)")
 if (any(grepl("^s", settings)) && !nzchar(s3_memory))
   stop("BENCH_CLOUD_DELAYS: ", paste(grep("^s", settings, value = TRUE), collapse = ", "),
        " (latency added by the server) needs zarr-bench-s3: set BENCH_S3_MEMORY to its binary")
-names(server_delay) <- settings
+names(server_delay) <- names(server_link) <- settings
 key <- "testing"
 
 free_port <- function() {
@@ -246,7 +252,10 @@ for (setting in settings) {
   counter <- NULL
   endpoint <- server$endpoint
   # Set for every setting, so that one after an "s" setting has none.
-  if (nzchar(s3_memory)) http(server$port, "POST", sprintf("/__bench/delay?ms=%d", server_delay[[setting]]))
+  if (nzchar(s3_memory)) {
+    http(server$port, "POST", sprintf("/__bench/delay?ms=%d", server_delay[[setting]]))
+    http(server$port, "POST", sprintf("/__bench/link?mbit=%d", server_link[[setting]]))
+  }
   if (grepl("^s", setting)) {
     counter <- list(port = server$port, routes = "/__bench")
   } else if (setting != "direct") {
@@ -288,7 +297,9 @@ for (setting in settings) {
 res <- do.call(rbind, rows)
 
 latency <- ifelse(res$setting == "direct", "direct (no proxy)",
-                  ifelse(grepl("^s", res$setting), paste(sub("^s", "", res$setting), "(server)"), res$setting))
+                  ifelse(grepl("^s[0-9]+l", res$setting),
+                         sub("^s([0-9]+)l([0-9]+)$", "\\1 (server, link \\2 Mbit/s)", res$setting),
+                         ifelse(grepl("^s", res$setting), paste(sub("^s", "", res$setting), "(server)"), res$setting)))
 fmt <- data.frame("latency (ms/req)" = latency,
                   layout = res$layout, read = res$read, check.names = FALSE, stringsAsFactors = FALSE)
 for (who in c("R", peers)) {

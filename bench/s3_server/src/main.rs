@@ -26,6 +26,10 @@
 //! - `POST /__bench/reset`: N back to 0 (answers the stats);
 //! - `POST /__bench/delay?ms=D`: the delay from now on, so one server
 //!   loaded once serves settings of several latencies (answers the stats);
+//! - `POST /__bench/link?mbit=R`: from now on every GET body goes out in
+//!   pieces of 64 KiB through one shared link of R Mbit/s (0: no limit),
+//!   each piece in the order its request asked for the link, as a
+//!   client's requests share its connection to a cloud region;
 //! - anything else under `/__`: 404 (the Python contenders ask every
 //!   endpoint for a proxy's counters, and this is not one).
 
@@ -59,6 +63,7 @@ type Bucket = BTreeMap<String, Stored>;
 #[derive(Default)]
 struct Memory {
     buckets: RwLock<HashMap<String, Bucket>>,
+    link: Arc<Link>,
     // A new ETag per write: clients only compare them, and a counter
     // costs nothing where an MD5 of the body would cost a pass over it.
     writes: AtomicU64,
@@ -198,7 +203,7 @@ impl S3 for Memory {
             content_length: Some(body.len() as i64),
             // A slice of the stored bytes (no copy), written by hyper in
             // one piece.
-            body: Some(StreamingBlob::from(Body::from(body))),
+            body: Some(self.link.send(body)),
             content_range,
             e_tag: Some(ETag::Strong(stored.etag)),
             last_modified: Some(Timestamp::from(stored.modified)),
@@ -347,14 +352,56 @@ struct Bench {
 struct BenchState {
     requests: AtomicU64,
     delay_ms: AtomicU64,
+    link: Arc<Link>,
+}
+
+/// A link of limited bandwidth that every answer's body shares.
+#[derive(Default)]
+struct Link {
+    /// Mbit/s; 0 for no limit.
+    mbit: AtomicU64,
+    /// When the link is next free.
+    free_at: std::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+const LINK_PIECE: usize = 64 << 10;
+
+impl Link {
+    /// `body` as an answer: in one piece without a limit, else in pieces
+    /// that each wait for their turn on the link and its time there.
+    fn send(self: &Arc<Self>, body: Bytes) -> StreamingBlob {
+        let mbit = self.mbit.load(Ordering::Relaxed);
+        if mbit == 0 {
+            return StreamingBlob::from(Body::from(body));
+        }
+        let link = Arc::clone(self);
+        let pieces = futures::stream::unfold((body, link), move |(mut rest, link)| async move {
+            if rest.is_empty() {
+                return None;
+            }
+            let piece = rest.split_to(rest.len().min(LINK_PIECE));
+            let on_link = Duration::from_secs_f64(piece.len() as f64 * 8.0 / (mbit as f64 * 1e6));
+            let done = {
+                let mut free = link.free_at.lock().unwrap();
+                let now = tokio::time::Instant::now();
+                let start = free.map_or(now, |f| f.max(now));
+                *free = Some(start + on_link);
+                start + on_link
+            };
+            tokio::time::sleep_until(done).await;
+            Some((Ok::<_, std::io::Error>(piece), (rest, link)))
+        });
+        StreamingBlob::wrap(pieces)
+    }
 }
 
 impl BenchState {
     fn stats(&self) -> String {
         format!(
-            "{{\"requests\": {}, \"delay_ms\": {}}}\n",
+            "{{\"requests\": {}, \"delay_ms\": {}, \"link_mbit\": {}}}\n",
             self.requests.load(Ordering::Relaxed),
-            self.delay_ms.load(Ordering::Relaxed)
+            self.delay_ms.load(Ordering::Relaxed),
+            self.link.mbit.load(Ordering::Relaxed)
         )
     }
 
@@ -388,6 +435,24 @@ impl BenchState {
                     None => respond(
                         400,
                         Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()),
+                    ),
+                }
+            }
+            ("POST", "/__bench/link") => {
+                let mbit = uri
+                    .query()
+                    .unwrap_or("")
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("mbit="))
+                    .and_then(|v| v.parse::<u64>().ok());
+                match mbit {
+                    Some(mbit) => {
+                        self.link.mbit.store(mbit, Ordering::Relaxed);
+                        ok(self.stats())
+                    }
+                    None => respond(
+                        400,
+                        Body::from("POST /__bench/link?mbit=<integer>\n".to_owned()),
                     ),
                 }
             }
@@ -494,7 +559,11 @@ fn main() {
 }
 
 async fn serve(opts: Options) -> std::io::Result<()> {
-    let memory = Memory::default();
+    let link = Arc::new(Link::default());
+    let memory = Memory {
+        link: Arc::clone(&link),
+        ..Default::default()
+    };
     for b in &opts.buckets {
         memory
             .buckets
@@ -506,7 +575,10 @@ async fn serve(opts: Options) -> std::io::Result<()> {
     if let (Some(ak), Some(sk)) = (opts.access_key, opts.secret_key) {
         builder.set_auth(SimpleAuth::from_single(ak, sk));
     }
-    let state = BenchState::default();
+    let state = BenchState {
+        link,
+        ..Default::default()
+    };
     state.delay_ms.store(opts.delay_ms, Ordering::Relaxed);
     let service = Bench {
         s3: builder.build(),
