@@ -9,9 +9,9 @@
 
 use crate::error::{Result, ZarrError};
 use crate::pool::run_tasks;
-use crate::store::{ByteRange, Store, StoreKey};
+use crate::store::{ByteRange, GrewFn, Growing, Store, StoreKey};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,8 +26,17 @@ pub(super) fn in_flight_for(decoded_bytes: usize) -> usize {
     (FETCH_BUDGET / decoded_bytes.max(1)).max(1)
 }
 
-/// One fetched value: its position in the requests, and what came.
-type Arrival = (usize, Result<Option<Vec<u8>>>);
+/// What a fetch hands over of a value.
+pub(super) enum Event {
+    /// More of its bytes are in (streamed fetches only; at most one such
+    /// event of a value waits at a time).
+    Grew(Arc<Growing>),
+    /// All of it is in (None: there is no such value).
+    Done(Result<Option<Arc<Growing>>>),
+}
+
+/// An event of the value at this position in the requests.
+type Arrival = (usize, Event);
 
 /// A fetch that went out before its read: the requests are in flight on a
 /// thread of their own while the caller gets the read's result ready. A
@@ -38,31 +47,43 @@ type Arrival = (usize, Result<Option<Vec<u8>>>);
 pub struct StartedFetch {
     requests: Vec<(StoreKey, ByteRange)>,
     in_flight: usize,
+    streamed: bool,
     arrivals: Arc<Arrivals>,
     fetcher: Option<std::thread::JoinHandle<()>>,
 }
 
 impl StartedFetch {
     /// Send `requests` now, up to `in_flight` at once; the values wait
-    /// (as many as `in_flight`) for `fetch_pipelined` to take them.
+    /// (as many as `in_flight`) for `fetch_pipelined` (or, `streamed`,
+    /// `fetch_streamed`) to take them.
     pub(super) fn start(
         store: Arc<dyn Store>,
         requests: Vec<(StoreKey, ByteRange)>,
         in_flight: usize,
+        streamed: bool,
     ) -> Result<StartedFetch> {
         let in_flight = in_flight.max(1);
-        let arrivals = Arc::new(Arrivals::new(in_flight));
+        let arrivals = Arc::new(Arrivals::new(in_flight, requests.len()));
         let (theirs, list) = (Arc::clone(&arrivals), requests.clone());
+        let grew: GrewFn = if streamed {
+            let theirs = Arc::clone(&arrivals);
+            Arc::new(move |i, value| theirs.grew(i, value))
+        } else {
+            Arc::new(|_, _| {})
+        };
         let fetcher = std::thread::Builder::new()
             .name("zarr-prefetch".into())
             .spawn(move || {
                 let _over = theirs.fetching();
-                store.get_each(&list, in_flight, &mut |i, got| theirs.push((i, got)));
+                store.get_each_growing(&list, in_flight, grew, &mut |i, got| {
+                    theirs.push((i, Event::Done(got)))
+                });
             })
             .map_err(|e| ZarrError::Io(format!("cannot start a thread to fetch with: {e}")))?;
         Ok(StartedFetch {
             requests,
             in_flight,
+            streamed,
             arrivals,
             fetcher: Some(fetcher),
         })
@@ -100,18 +121,67 @@ pub(super) fn fetch_pipelined(
     handle: impl Fn(usize, Result<Option<Vec<u8>>>) -> Result<()> + Sync + Send,
 ) -> Result<()> {
     let n = requests.len();
-    if n == 0 {
+    run_fetch(store, requests, in_flight, started, false, |arrivals| {
+        // As many tasks as values: each task takes whichever value is in
+        // next, so decoding follows the order of arrival.
+        let slots: Vec<usize> = (0..n).collect();
+        run_tasks(&slots, threads, |_| {
+            // A fetch that is not streamed hands over Done events only.
+            let Some((i, Event::Done(got))) = arrivals.take()? else {
+                return Ok(());
+            };
+            // The other threads may wait for values that never come (a
+            // server that does not answer): they stop with this error.
+            handle(i, got.map(|v| v.map(Growing::into_vec))).inspect_err(|e| arrivals.stop_with(e))
+        })
+    })
+}
+
+/// `fetch_pipelined`, with `handle` told of each value's bytes as they
+/// come in (`Event::Grew`, on stores that stream values) as well as when
+/// all of it is in (`Event::Done`), on up to `threads` threads.
+pub(super) fn fetch_streamed(
+    store: &Arc<dyn Store>,
+    requests: &[(StoreKey, ByteRange)],
+    in_flight: usize,
+    threads: usize,
+    started: Option<StartedFetch>,
+    handle: impl Fn(usize, Event) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    run_fetch(store, requests, in_flight, started, true, |arrivals| {
+        let workers: Vec<usize> = (0..threads.max(1)).collect();
+        run_tasks(&workers, threads, |_| {
+            while let Some((i, event)) = arrivals.take()? {
+                handle(i, event).inspect_err(|e| arrivals.stop_with(e))?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Start the fetch of `requests` (or take over `started`), let `take`
+/// take its values, and end it.
+fn run_fetch(
+    store: &Arc<dyn Store>,
+    requests: &[(StoreKey, ByteRange)],
+    in_flight: usize,
+    started: Option<StartedFetch>,
+    streamed: bool,
+    take: impl FnOnce(&Arrivals) -> Result<()>,
+) -> Result<()> {
+    if requests.is_empty() {
         return Ok(());
     }
-    let mut fetch =
-        match started.filter(|s| s.requests == requests && s.in_flight == in_flight.max(1)) {
-            Some(s) => {
-                TAKEN_OVER.fetch_add(1, Ordering::Relaxed);
-                s
-            }
-            None => StartedFetch::start(Arc::clone(store), requests.to_vec(), in_flight)?,
-        };
-    let done = take_all(&fetch.arrivals, n, threads, handle);
+    let mut fetch = match started.filter(|s| {
+        s.requests == requests && s.in_flight == in_flight.max(1) && s.streamed == streamed
+    }) {
+        Some(s) => {
+            TAKEN_OVER.fetch_add(1, Ordering::Relaxed);
+            s
+        }
+        None => StartedFetch::start(Arc::clone(store), requests.to_vec(), in_flight, streamed)?,
+    };
+    let done = take(&fetch.arrivals);
     fetch.arrivals.close();
     let fetcher = fetch.fetcher.take();
     // A read that stopped early (an error, an interrupt) does not wait for
@@ -128,31 +198,16 @@ pub(super) fn fetch_pipelined(
     done
 }
 
-/// Run `handle` on each of the `n` values as they arrive, on up to
-/// `threads` threads.
-fn take_all(
-    arrivals: &Arrivals,
-    n: usize,
-    threads: usize,
-    handle: impl Fn(usize, Result<Option<Vec<u8>>>) -> Result<()> + Sync + Send,
-) -> Result<()> {
-    // As many tasks as values: each task takes whichever value is in
-    // next, so decoding follows the order of arrival.
-    let slots: Vec<usize> = (0..n).collect();
-    run_tasks(&slots, threads, |_| {
-        let (i, got) = arrivals.take()?;
-        // The other threads may wait for values that never come (a server
-        // that does not answer): they stop with this error.
-        handle(i, got).inspect_err(|e| arrivals.stop_with(e))
-    })
-}
-
 /// The values fetched and not yet taken, with the fetcher waiting while
 /// `cap` of them wait.
 struct Arrivals {
     queue: Mutex<Queue>,
     changed: Condvar,
     cap: usize,
+    /// Of each value: an `Event::Grew` of it waits in the queue.
+    told: Vec<AtomicBool>,
+    /// How many values there are.
+    n: usize,
     /// `pool::interrupts_seen()` when the fetch began.
     interrupts: u64,
 }
@@ -167,6 +222,8 @@ struct Queue {
     met: bool,
     /// Why the run stopped early: every waiting task returns it.
     why: Option<ZarrError>,
+    /// `Event::Done`s taken so far.
+    done_taken: usize,
 }
 
 /// How often a task waiting for a value asks whether to stop.
@@ -188,7 +245,7 @@ impl Drop for FetchOver<'_> {
 }
 
 impl Arrivals {
-    fn new(cap: usize) -> Arrivals {
+    fn new(cap: usize, n: usize) -> Arrivals {
         Arrivals {
             queue: Mutex::new(Queue {
                 items: VecDeque::new(),
@@ -196,9 +253,12 @@ impl Arrivals {
                 taking: true,
                 met: false,
                 why: None,
+                done_taken: 0,
             }),
             changed: Condvar::new(),
             cap,
+            told: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            n,
             interrupts: crate::pool::interrupts_seen(),
         }
     }
@@ -236,15 +296,38 @@ impl Arrivals {
         true
     }
 
-    /// The next value in, waiting for it; an error when the fetch ended
-    /// without it (the fetcher stopped) or the caller is asked to stop.
-    fn take(&self) -> Result<Arrival> {
+    /// Queue that more of value `i` is in, unless that is queued already;
+    /// never waits (the bytes are in memory already).
+    fn grew(&self, i: usize, value: &Arc<Growing>) {
+        if self.told[i].swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let mut q = self.lock();
+        if q.taking {
+            q.items.push_back((i, Event::Grew(Arc::clone(value))));
+            self.changed.notify_all();
+        }
+    }
+
+    /// The next event, waiting for it; None once every value's
+    /// `Event::Done` has been taken; an error when the fetch ended without
+    /// it (the fetcher stopped) or the caller is asked to stop.
+    fn take(&self) -> Result<Option<Arrival>> {
         let mut q = self.lock();
         q.met = true;
         loop {
             if let Some(item) = q.items.pop_front() {
+                match item.1 {
+                    // Taken before it is handled: growth from now on is
+                    // told again, growth before is seen by the handler.
+                    Event::Grew(_) => self.told[item.0].store(false, Ordering::Release),
+                    Event::Done(_) => q.done_taken += 1,
+                }
                 self.changed.notify_all();
-                return Ok(item);
+                return Ok(Some(item));
+            }
+            if q.done_taken == self.n {
+                return Ok(None);
             }
             if let Some(why) = &q.why {
                 return Err(why.clone());
@@ -451,7 +534,7 @@ mod tests {
         let keys: Vec<String> = (0..25).map(|i| format!("k{i}")).collect();
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         let store = Arc::new(Numbers::default());
-        let started = StartedFetch::start(store.clone(), requests(&keys), 4).unwrap();
+        let started = StartedFetch::start(store.clone(), requests(&keys), 4, false).unwrap();
         // Values wait for the read: a window of them queued, at most
         // another window fetched.
         std::thread::sleep(Duration::from_millis(50));
@@ -465,7 +548,8 @@ mod tests {
     fn a_started_fetch_of_other_requests_is_dropped_and_stops() {
         let store = Arc::new(Numbers::default());
         let started =
-            StartedFetch::start(store.clone(), requests(&["k0", "k1", "k2", "k3"]), 1).unwrap();
+            StartedFetch::start(store.clone(), requests(&["k0", "k1", "k2", "k3"]), 1, false)
+                .unwrap();
         let mut got = Vec::new();
         let got_ref = Mutex::new(&mut got);
         fetch_pipelined(

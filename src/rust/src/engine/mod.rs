@@ -18,6 +18,7 @@ mod fetch;
 mod plan;
 mod read;
 mod shard;
+mod shard_stream;
 mod strings;
 mod write;
 

@@ -26,28 +26,34 @@ impl Array {
         if !self.store.prefers_batches() || sel.check(&self.meta.shape, &self.what()).is_err() {
             return Ok(None);
         }
-        let (requests, in_flight) = match self.chain.partial_sharding() {
+        let streamed = self.store.streams_values();
+        let (requests, in_flight, streamed) = match self.chain.partial_sharding() {
+            // As `read_sharded` will ask for them.
             Some(sh) => {
                 let grid = sh.grid(&self.chunk_shape())?;
                 let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
                 let plan = sel.plan(&inner);
                 let chunks = cartesian(&plan);
                 let (whole, _) = super::shard::split_groups(&chunks, &grid);
-                (
-                    self.whole_shard_requests(&whole),
-                    self.shard_in_flight(sh, &grid),
-                )
+                let in_flight = self.shard_in_flight(sh, &grid);
+                if streamed {
+                    let requests = self.streamed_shard_requests(sh, &grid, &whole)?;
+                    (requests, 2 * in_flight, true)
+                } else {
+                    (self.whole_shard_requests(&whole), in_flight, false)
+                }
             }
             None => {
                 let plan = sel.plan(&self.meta.chunk_shape);
                 let chunks = cartesian(&plan);
-                (self.chunk_requests(&chunks), self.chunk_in_flight())
+                (self.chunk_requests(&chunks), self.chunk_in_flight(), false)
             }
         };
         if requests.is_empty() {
             return Ok(None);
         }
-        StartedFetch::start(std::sync::Arc::clone(&self.store), requests, in_flight).map(Some)
+        let store = std::sync::Arc::clone(&self.store);
+        StartedFetch::start(store, requests, in_flight, streamed).map(Some)
     }
 
     /// `read`, taking over `started` (from `start_read(sel)`) for its

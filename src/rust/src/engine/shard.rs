@@ -44,26 +44,11 @@ impl Array {
             return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
         }
         let (whole, ranged) = split_groups(&chunks, &grid);
-        // Shards needed (mostly) whole: one request each, all in flight at
-        // once within the fetch budget, each decoded as soon as it is in
-        // by the thread that takes it (a read of one shard spreads its
-        // inner chunks over all threads).
-        let requests = self.whole_shard_requests(&whole);
-        fetch_pipelined(
-            &self.store,
-            &requests,
-            self.shard_in_flight(sh, &grid),
-            opts.threads,
-            started,
-            |i, got| {
-                let part = self.shard_part(sh, &grid, &whole[i]);
-                let got = got.map_err(|e| e.context(&part.what))?;
-                let jobs = self.split_whole_shard(&part, got, opts, warnings)?;
-                run_tasks(&jobs, crate::pool::threads(), |job| {
-                    self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
-                })
-            },
-        )?;
+        if self.store.streams_values() {
+            self.read_shards_streamed(&whole, sh, &grid, dst, opts, started, warnings, lossy)?;
+        } else {
+            self.read_whole_shards(&whole, sh, &grid, dst, opts, started, warnings, lossy)?;
+        }
         // Shards needed in part: each one's index, then the byte ranges of
         // its inner chunks, a shard per task, in rounds of up to BATCH
         // inner chunks (to bound memory), each decoded in parallel.
@@ -78,6 +63,41 @@ impl Array {
             })?;
         }
         Ok(())
+    }
+
+    /// Shards needed (mostly) whole: one request each, all in flight at
+    /// once within the fetch budget, each decoded as soon as it is in by
+    /// the thread that takes it (a read of one shard spreads its inner
+    /// chunks over all threads).
+    #[allow(clippy::too_many_arguments)]
+    fn read_whole_shards(
+        &self,
+        whole: &[ShardGroup],
+        sh: &Sharding,
+        grid: &[usize],
+        dst: &RBufPtr,
+        opts: IoOptions,
+        started: Option<StartedFetch>,
+        warnings: &Warnings,
+        lossy: &Lossy,
+    ) -> Result<()> {
+        let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
+        let requests = self.whole_shard_requests(whole);
+        fetch_pipelined(
+            &self.store,
+            &requests,
+            self.shard_in_flight(sh, grid),
+            opts.threads,
+            started,
+            |i, got| {
+                let part = self.shard_part(sh, grid, &whole[i]);
+                let got = got.map_err(|e| e.context(&part.what))?;
+                let jobs = self.split_whole_shard(&part, got, opts, warnings)?;
+                run_tasks(&jobs, crate::pool::threads(), |job| {
+                    self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+                })
+            },
+        )
     }
 
     /// Requests of the shards of `whole`, each whole.
@@ -97,7 +117,7 @@ impl Array {
     }
 
     /// The shard of `group` as one read sees it.
-    fn shard_part<'a, 'p>(
+    pub(super) fn shard_part<'a, 'p>(
         &self,
         sh: &'a Sharding,
         grid: &'a [usize],
@@ -117,7 +137,7 @@ impl Array {
     /// Decode one fetched inner chunk (or take the fill value, when it is
     /// not stored) and scatter it into `dst`.
     #[allow(clippy::too_many_arguments)]
-    fn decode_inner(
+    pub(super) fn decode_inner(
         &self,
         sh: &Sharding,
         job: &InnerFetch,
@@ -143,6 +163,10 @@ impl Array {
                         sh.inner
                             .decode_slice(&shard[range], &sh.inner_shape, &ctx)?
                     }
+                    Stored::Growing(shard, range) => {
+                        sh.inner
+                            .decode_slice(&shard.filled()[range], &sh.inner_shape, &ctx)?
+                    }
                 })
             }
         };
@@ -152,7 +176,7 @@ impl Array {
 
     /// The inner chunks `part.cs` of a shard fetched whole (None: the
     /// shard is missing), each with its stored bytes.
-    fn split_whole_shard<'p>(
+    pub(super) fn split_whole_shard<'p>(
         &self,
         part: &ShardPart<'_, 'p>,
         got: Option<Vec<u8>>,
@@ -430,12 +454,12 @@ pub(super) fn split_groups<'p>(
 
 /// One shard of a read: its codec, inner chunk grid, key, name for
 /// errors, and the inner chunks the read needs from it.
-struct ShardPart<'a, 'p> {
-    sh: &'a Sharding,
-    grid: &'a [usize],
+pub(super) struct ShardPart<'a, 'p> {
+    pub(super) sh: &'a Sharding,
+    pub(super) grid: &'a [usize],
     key: StoreKey,
-    what: String,
-    cs: &'a [&'p Vec<&'p DimChunk>],
+    pub(super) what: String,
+    pub(super) cs: &'a [&'p Vec<&'p DimChunk>],
 }
 
 impl<'p> ShardPart<'_, 'p> {
@@ -443,7 +467,11 @@ impl<'p> ShardPart<'_, 'p> {
         self.job_of(chunk, bytes.map(Stored::Own))
     }
 
-    fn job_of(&self, chunk: &'p Vec<&'p DimChunk>, bytes: Option<Stored>) -> InnerFetch<'p> {
+    pub(super) fn job_of(
+        &self,
+        chunk: &'p Vec<&'p DimChunk>,
+        bytes: Option<Stored>,
+    ) -> InnerFetch<'p> {
         InnerFetch {
             chunk,
             bytes: Mutex::new(bytes),
@@ -470,16 +498,20 @@ fn shard_rounds<'g, 'p>(groups: &'g [ShardGroup<'p>]) -> Vec<&'g [ShardGroup<'p>
     rounds
 }
 
-/// An inner chunk of a shard as fetched: the part of the selection it
-/// holds, its stored bytes (None when not stored) and its shard's key.
 /// The stored bytes of an inner chunk: its own (a ranged read), or a
-/// range of the whole shard's.
-enum Stored {
+/// range of the whole shard's (fetched whole, or arriving).
+pub(super) enum Stored {
     Own(Vec<u8>),
     Part(std::sync::Arc<Vec<u8>>, std::ops::Range<usize>),
+    Growing(
+        std::sync::Arc<crate::store::Growing>,
+        std::ops::Range<usize>,
+    ),
 }
 
-struct InnerFetch<'p> {
+/// An inner chunk of a shard as fetched: the part of the selection it
+/// holds, its stored bytes (None when not stored) and its shard's key.
+pub(super) struct InnerFetch<'p> {
     chunk: &'p Vec<&'p DimChunk>,
     // Taken (not cloned) by the task that decodes it.
     bytes: std::sync::Mutex<Option<Stored>>,

@@ -4,10 +4,11 @@
 
 use crate::error::{Result, ZarrError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 pub mod fs;
+pub mod growing;
 pub mod http;
 pub mod key;
 pub mod memory;
@@ -16,6 +17,7 @@ pub mod reference;
 pub mod wait;
 
 pub use fs::FsStore;
+pub use growing::Growing;
 pub use http::HttpStore;
 #[cfg(test)]
 pub(crate) use key::StrKeys;
@@ -23,6 +25,9 @@ pub use key::{validate_key, validate_prefix, StoreKey, StorePrefix};
 pub use memory::MemoryStore;
 pub use object::ObjectStore;
 pub use reference::RefStore;
+
+/// What `Store::get_each_growing` calls as a value's bytes come in.
+pub type GrewFn = Arc<dyn Fn(usize, &Arc<Growing>) + Send + Sync>;
 
 /// Which bytes of a value to return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +117,27 @@ pub trait Store: Send + Sync {
                 at += 1;
             }
         }
+    }
+    /// Whether `get_each_growing` hands values over while they arrive
+    /// (the default hands each over once it is all there).
+    fn streams_values(&self) -> bool {
+        false
+    }
+    /// `get_each`, with each value in a [`Growing`] that `grew` is told
+    /// of (from any thread, with the request's position) as its bytes
+    /// come in, before `arrived` gets it complete. The default tells
+    /// nothing before the value is complete.
+    fn get_each_growing(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+        in_flight: usize,
+        grew: GrewFn,
+        arrived: &mut dyn FnMut(usize, Result<Option<Arc<Growing>>>) -> bool,
+    ) {
+        let _ = grew;
+        self.get_each(requests, in_flight, &mut |i, got| {
+            arrived(i, got.map(|v| v.map(Growing::whole)))
+        })
     }
     /// Whether the engine should fetch chunks with `get_many` in batches
     /// (true for network stores) instead of one `get` per decode task.

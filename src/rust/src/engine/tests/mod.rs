@@ -3,6 +3,7 @@
 //! straight between R memory and the store, and byte ranges of chunks).
 
 mod shard;
+mod shard_stream;
 mod straight;
 mod strings;
 

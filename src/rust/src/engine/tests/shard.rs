@@ -235,7 +235,7 @@ fn a_pinned_file_value_keeps_its_version_when_the_file_is_replaced() {
 
 /// The stored keys of a sharded int32 array "s" of shape 8 x 12 (shards
 /// 4 x 6, inner chunks 2 x 3) holding `first + i` at element i.
-fn sharded_files(first: i32) -> Vec<(String, Vec<u8>)> {
+pub(super) fn sharded_files(first: i32) -> Vec<(String, Vec<u8>)> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
     let a = Array::create(
         store.clone(),

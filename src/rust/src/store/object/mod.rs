@@ -230,6 +230,78 @@ impl ObjectStore {
     }
 
     async fn get_async(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        let (got, expect_len) = match self.open_get(key, range).await? {
+            Opened::Missing => return Ok(None),
+            Opened::Empty => return Ok(Some(Vec::new())),
+            Opened::Body(got, expect_len) => (got, expect_len),
+        };
+        let size = got.meta.size;
+        let bytes: Bytes = got.bytes().await.map_err(|e| self.error("read", key, e))?;
+        // A range past the end is cut short by the server: report it as
+        // every store does.
+        if let Some(n) = expect_len {
+            if bytes.len() as u64 != n {
+                resolve_range(key, size, range)?;
+            }
+        }
+        Ok(Some(bytes.into()))
+    }
+
+    /// `get_async` into a [`Growing`] value that `grew` hears of (with
+    /// `at`) each time another `GROW_STEP` bytes are in.
+    async fn get_growing_async(
+        &self,
+        key: &StoreKey,
+        range: ByteRange,
+        at: usize,
+        grew: &GrewFn,
+    ) -> Result<Option<Arc<Growing>>> {
+        let (got, expect_len) = match self.open_get(key, range).await? {
+            Opened::Missing => return Ok(None),
+            Opened::Empty => return Ok(Some(Growing::whole(Vec::new()))),
+            Opened::Body(got, expect_len) => (got, expect_len),
+        };
+        let size = got.meta.size;
+        let len = (got.range.end - got.range.start) as usize;
+        if expect_len.is_some_and(|n| n != len as u64) {
+            resolve_range(key, size, range)?;
+        }
+        let (value, mut filler) = Growing::with_len(len).ok_or_else(|| {
+            ZarrError::Memory(format!(
+                "no memory for the {len} bytes of '{key}' in {}",
+                self.url()
+            ))
+        })?;
+        let mut body = got.into_stream();
+        let mut told = 0;
+        while let Some(piece) = body.next().await {
+            let piece = piece.map_err(|e| self.error("read", key, e))?;
+            if !filler.push(&piece) {
+                return Err(self.short_body(key, len, "more"));
+            }
+            let n = value.filled().len();
+            if n - told >= GROW_STEP && n < len {
+                grew(at, &value);
+                told = n;
+            }
+        }
+        if !value.is_complete() {
+            return Err(self.short_body(key, len, "fewer"));
+        }
+        Ok(Some(value))
+    }
+
+    fn short_body(&self, key: &str, len: usize, which: &str) -> ZarrError {
+        ZarrError::Io(format!(
+            "the answer for '{key}' in {} had {which} bytes than the {len} it announced",
+            self.url()
+        ))
+    }
+
+    /// The answer to a read of `range` of `key`, before its body: missing,
+    /// empty (answered without a body), or to be read (with the length
+    /// the range asks for, when it says).
+    async fn open_get(&self, key: &StoreKey, range: ByteRange) -> Result<Opened> {
         let path = self.path(key);
         let (want, expect_len) = match range {
             ByteRange::All => (None, None),
@@ -238,10 +310,10 @@ impl ObjectStore {
             // enough.
             ByteRange::Range { length: 0, .. } | ByteRange::Suffix(0) => {
                 return match self.size_async(key).await? {
-                    None => Ok(None),
+                    None => Ok(Opened::Missing),
                     Some(len) => {
                         resolve_range(key, len, range)?;
-                        Ok(Some(Vec::new()))
+                        Ok(Opened::Empty)
                     }
                 };
             }
@@ -255,7 +327,7 @@ impl ObjectStore {
             // more request per shard index on Azure.
             ByteRange::Suffix(n) if self.cloud == Cloud::Azure => {
                 let Some(size) = self.size_async(key).await? else {
-                    return Ok(None);
+                    return Ok(Opened::Missing);
                 };
                 if n > size {
                     resolve_range(key, size, range)?;
@@ -268,21 +340,11 @@ impl ObjectStore {
             range: want,
             ..Default::default()
         };
-        let got = match self.inner.get_opts(&path, opts).await {
-            Ok(r) => r,
-            Err(os::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(self.range_error(key, range, e)),
-        };
-        let size = got.meta.size;
-        let bytes: Bytes = got.bytes().await.map_err(|e| self.error("read", key, e))?;
-        // A range past the end is cut short by the server: report it as
-        // every store does.
-        if let Some(n) = expect_len {
-            if bytes.len() as u64 != n {
-                resolve_range(key, size, range)?;
-            }
+        match self.inner.get_opts(&path, opts).await {
+            Ok(r) => Ok(Opened::Body(r, expect_len)),
+            Err(os::Error::NotFound { .. }) => Ok(Opened::Missing),
+            Err(e) => Err(self.range_error(key, range, e)),
         }
-        Ok(Some(bytes.into()))
     }
 
     /// A ranged read the server refused (416, or object_store's own check)
@@ -405,6 +467,17 @@ fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
 /// A request's task, cancelled when its read stops waiting for it (an
 /// error elsewhere, an interrupt): no request goes on after its read ended.
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+/// See `ObjectStore::open_get`.
+enum Opened {
+    Missing,
+    Empty,
+    Body(os::GetResult, Option<u64>),
+}
+
+/// How many more bytes of a value the engine hears of at a time: about a
+/// compressed inner chunk, few enough wake-ups of the engine's threads.
+const GROW_STEP: usize = 256 << 10;
 
 impl<T> std::future::Future for AbortOnDrop<T> {
     type Output = std::result::Result<T, tokio::task::JoinError>;
@@ -597,21 +670,39 @@ impl Store for ObjectStore {
         in_flight: usize,
         arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
     ) {
+        // Nobody else holds a value handed over whole: no copy.
+        self.get_each_growing(requests, in_flight, Arc::new(|_, _| {}), &mut |i, got| {
+            arrived(i, got.map(|v| v.map(Growing::into_vec)))
+        })
+    }
+
+    fn streams_values(&self) -> bool {
+        true
+    }
+
+    fn get_each_growing(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+        in_flight: usize,
+        grew: GrewFn,
+        arrived: &mut dyn FnMut(usize, Result<Option<Arc<Growing>>>) -> bool,
+    ) {
         let in_flight = in_flight.clamp(1, self.options.max_concurrency);
         // Each request is a task of the runtime, on the worker threads
         // where hyper's connection tasks receive the bodies: a body's
-        // pieces are gathered there, and only the whole value crosses to
-        // this thread. Gathered here, every piece woke this thread from
-        // another one (a futex wake and a task switch per piece).
+        // pieces are gathered there (and `grew` called there), and only
+        // whole values cross to this thread. Gathered here, every piece
+        // woke this thread from another one (a futex wake and a task
+        // switch per piece).
         let me = Arc::new(self.clone());
         // On the fetching thread, not R's: the read that waits for these
         // values is the one that answers an interrupt (engine/fetch.rs).
         self.runtime.block_on(async {
             let mut got = stream::iter(requests.iter().enumerate().map(|(i, (k, r))| {
-                let (me, key, range) = (Arc::clone(&me), k.clone(), *r);
+                let (me, key, range, grew) = (Arc::clone(&me), k.clone(), *r, Arc::clone(&grew));
                 let task = self
                     .runtime
-                    .spawn(async move { me.get_async(&key, range).await });
+                    .spawn(async move { me.get_growing_async(&key, range, i, &grew).await });
                 async move { (i, AbortOnDrop(task).await) }
             }))
             .buffer_unordered(in_flight);
