@@ -420,45 +420,37 @@ impl BenchState {
                 self.requests.store(0, Ordering::Relaxed);
                 ok(self.stats())
             }
-            ("POST", "/__bench/delay") => {
-                let ms = uri
-                    .query()
-                    .unwrap_or("")
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("ms="))
-                    .and_then(|v| v.parse::<u64>().ok());
-                match ms {
-                    Some(ms) => {
-                        self.delay_ms.store(ms, Ordering::Relaxed);
-                        ok(self.stats())
-                    }
-                    None => respond(
-                        400,
-                        Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()),
-                    ),
+            ("POST", "/__bench/delay") => match query_number(uri, "ms") {
+                Some(ms) => {
+                    self.delay_ms.store(ms, Ordering::Relaxed);
+                    ok(self.stats())
                 }
-            }
-            ("POST", "/__bench/link") => {
-                let mbit = uri
-                    .query()
-                    .unwrap_or("")
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("mbit="))
-                    .and_then(|v| v.parse::<u64>().ok());
-                match mbit {
-                    Some(mbit) => {
-                        self.link.mbit.store(mbit, Ordering::Relaxed);
-                        ok(self.stats())
-                    }
-                    None => respond(
-                        400,
-                        Body::from("POST /__bench/link?mbit=<integer>\n".to_owned()),
-                    ),
+                None => respond(
+                    400,
+                    Body::from("POST /__bench/delay?ms=<integer>\n".to_owned()),
+                ),
+            },
+            ("POST", "/__bench/link") => match query_number(uri, "mbit") {
+                Some(mbit) => {
+                    self.link.mbit.store(mbit, Ordering::Relaxed);
+                    ok(self.stats())
                 }
-            }
+                None => respond(
+                    400,
+                    Body::from("POST /__bench/link?mbit=<integer>\n".to_owned()),
+                ),
+            },
             _ => respond(404, Body::empty()),
         }
     }
+}
+
+/// The whole number `name=<n>` of the query of `uri`, if there is one.
+fn query_number(uri: &http::Uri, name: &str) -> Option<u64> {
+    uri.query()?
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+        .and_then(|v| v.parse::<u64>().ok())
 }
 
 impl hyper::service::Service<http::Request<hyper::body::Incoming>> for Bench {

@@ -12,6 +12,17 @@ use crate::pool::run_tasks;
 use crate::selection::{DimChunk, Selection};
 use crate::store::{ByteRange, Direct, StoreKey};
 
+/// Where a read puts what it decodes (its result, in R's layout), with
+/// its options and what it gathers on the way: the codecs' warnings and
+/// the values R cannot hold exactly.
+#[derive(Clone, Copy)]
+pub(super) struct ReadInto<'a> {
+    pub(super) dst: &'a RBufPtr,
+    pub(super) opts: IoOptions,
+    pub(super) warnings: &'a Warnings,
+    pub(super) lossy: &'a Lossy,
+}
+
 impl Array {
     /// Read `sel` into `out`, a column-major R buffer of `sel.shape()`.
     /// Returns warnings for R to raise.
@@ -81,9 +92,15 @@ impl Array {
         crate::pages::advise_huge_pages(dst.ptr, n * dst.rtype.size());
         let warnings = Warnings::default();
         let lossy = Lossy::default();
+        let to = ReadInto {
+            dst: &dst,
+            opts,
+            warnings: &warnings,
+            lossy: &lossy,
+        };
         match self.chain.partial_sharding() {
-            Some(sh) => self.read_sharded(sel, sh, &dst, opts, started, &warnings, &lossy)?,
-            None => self.read_chunks(sel, &dst, opts, started, &warnings, &lossy)?,
+            Some(sh) => self.read_sharded(sel, sh, to, started)?,
+            None => self.read_chunks(sel, to, started)?,
         }
         let mut w = warnings.take();
         w.extend(lossy.warnings(&what));
@@ -132,12 +149,10 @@ impl Array {
     fn read_chunks(
         &self,
         sel: &Selection,
-        dst: &RBufPtr,
-        opts: IoOptions,
+        to: ReadInto,
         started: Option<StartedFetch>,
-        warnings: &Warnings,
-        lossy: &Lossy,
     ) -> Result<()> {
+        let (dst, opts, warnings, lossy) = (to.dst, to.opts, to.warnings, to.lossy);
         let plan = sel.plan(&self.meta.chunk_shape);
         let chunks = cartesian(&plan);
         let shape = self.chunk_shape();

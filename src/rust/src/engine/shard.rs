@@ -6,10 +6,11 @@ use super::fetch::{fetch_pipelined, in_flight_for, StartedFetch};
 use super::plan::{
     cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, BATCH,
 };
+use super::read::ReadInto;
 use super::{Array, IoOptions};
 use crate::codec::sharding::{Buffers, Sharding};
 use crate::codec::Warnings;
-use crate::convert::{Lossy, RBufPtr, Span};
+use crate::convert::{RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
@@ -24,30 +25,27 @@ impl Array {
     /// Read a sharded array one inner chunk at a time: fetch each touched
     /// shard's index, then only the byte ranges of the inner chunks the
     /// selection needs (the whole shard when it needs most of them).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn read_sharded(
         &self,
         sel: &Selection,
         sh: &Sharding,
-        dst: &RBufPtr,
-        opts: IoOptions,
+        to: ReadInto,
         started: Option<StartedFetch>,
-        warnings: &Warnings,
-        lossy: &Lossy,
     ) -> Result<()> {
+        let (opts, warnings) = (to.opts, to.warnings);
         let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
         let grid = sh.grid(&self.chunk_shape())?;
         let plan = sel.plan(&inner);
         let chunks = cartesian(&plan);
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         if !self.store.prefers_batches() {
-            return self.read_sharded_local(&chunks, sh, &grid, dst, opts, warnings, lossy);
+            return self.read_sharded_local(&chunks, sh, &grid, to);
         }
         let (whole, ranged) = split_groups(&chunks, &grid);
         if self.store.streams_values() {
-            self.read_shards_streamed(&whole, sh, &grid, dst, opts, started, warnings, lossy)?;
+            self.read_shards_streamed(&whole, sh, &grid, to, started)?;
         } else {
-            self.read_whole_shards(&whole, sh, &grid, dst, opts, started, warnings, lossy)?;
+            self.read_whole_shards(&whole, sh, &grid, to, started)?;
         }
         // Shards needed in part: each one's index, then the byte ranges of
         // its inner chunks, a shard per task, in rounds of up to BATCH
@@ -59,7 +57,7 @@ impl Array {
             })?;
             let jobs: Vec<InnerFetch> = fetched.into_iter().flatten().collect();
             run_tasks(&jobs, opts.threads, |job| {
-                self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+                self.decode_inner(sh, job, &inner_strides, to)
             })?;
         }
         Ok(())
@@ -69,18 +67,15 @@ impl Array {
     /// once within the fetch budget, each decoded as soon as it is in by
     /// the thread that takes it (a read of one shard spreads its inner
     /// chunks over all threads).
-    #[allow(clippy::too_many_arguments)]
     fn read_whole_shards(
         &self,
         whole: &[ShardGroup],
         sh: &Sharding,
         grid: &[usize],
-        dst: &RBufPtr,
-        opts: IoOptions,
+        to: ReadInto,
         started: Option<StartedFetch>,
-        warnings: &Warnings,
-        lossy: &Lossy,
     ) -> Result<()> {
+        let (opts, warnings) = (to.opts, to.warnings);
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let requests = self.whole_shard_requests(whole);
         fetch_pipelined(
@@ -94,7 +89,7 @@ impl Array {
                 let got = got.map_err(|e| e.context(&part.what))?;
                 let jobs = self.split_whole_shard(&part, got, opts, warnings)?;
                 run_tasks(&jobs, crate::pool::threads(), |job| {
-                    self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+                    self.decode_inner(sh, job, &inner_strides, to)
                 })
             },
         )
@@ -136,17 +131,14 @@ impl Array {
 
     /// Decode one fetched inner chunk (or take the fill value, when it is
     /// not stored) and scatter it into `dst`.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn decode_inner(
         &self,
         sh: &Sharding,
         job: &InnerFetch,
         inner_strides: &[usize],
-        dst: &RBufPtr,
-        opts: IoOptions,
-        warnings: &Warnings,
-        lossy: &Lossy,
+        to: ReadInto,
     ) -> Result<()> {
+        let (dst, opts, warnings, lossy) = (to.dst, to.opts, to.warnings, to.lossy);
         let bytes = job.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
         let data = match bytes {
             None => None,
@@ -213,17 +205,14 @@ impl Array {
     /// indexes first, then each task reads its inner chunk's byte range
     /// itself, decodes and scatters it. No shard is held in memory, and the
     /// stored bytes are copied once.
-    #[allow(clippy::too_many_arguments)]
     fn read_sharded_local(
         &self,
         chunks: &[Chunk],
         sh: &Sharding,
         grid: &[usize],
-        dst: &RBufPtr,
-        opts: IoOptions,
-        warnings: &Warnings,
-        lossy: &Lossy,
+        to: ReadInto,
     ) -> Result<()> {
+        let (dst, opts, warnings, lossy) = (to.dst, to.opts, to.warnings, to.lossy);
         let groups = group_by_shard(chunks, grid);
         // Each shard's index and inner chunks are read from one version of
         // it (`get_pinned`): a shard rewritten meanwhile may hold another

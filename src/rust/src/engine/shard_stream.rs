@@ -13,11 +13,11 @@
 
 use super::fetch::{fetch_streamed, Event, StartedFetch};
 use super::plan::position_in_shard;
+use super::read::ReadInto;
 use super::shard::{InnerFetch, ShardGroup, ShardPart, Stored};
 use super::{Array, IoOptions};
 use crate::codec::sharding::Sharding;
 use crate::codec::Warnings;
-use crate::convert::{Lossy, RBufPtr};
 use crate::error::Result;
 use crate::pool::run_tasks;
 use crate::store::{ByteRange, Growing, StoreKey};
@@ -45,18 +45,15 @@ impl Array {
 
     /// Read the shards of `whole` (each needed whole or nearly), decoding
     /// each inner chunk as soon as its shard's index and its bytes are in.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn read_shards_streamed(
         &self,
         whole: &[ShardGroup],
         sh: &Sharding,
         grid: &[usize],
-        dst: &RBufPtr,
-        opts: IoOptions,
+        to: ReadInto,
         started: Option<StartedFetch>,
-        warnings: &Warnings,
-        lossy: &Lossy,
     ) -> Result<()> {
+        let (opts, warnings) = (to.opts, to.warnings);
         let requests = self.streamed_shard_requests(sh, grid, whole)?;
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
         let shards: Vec<ShardStream> = whole
@@ -80,7 +77,7 @@ impl Array {
                     shard.body_event(self, event, opts, warnings)?
                 };
                 let done = run_tasks(&jobs, crate::pool::threads(), |job| {
-                    self.decode_inner(sh, job, &inner_strides, dst, opts, warnings, lossy)
+                    self.decode_inner(sh, job, &inner_strides, to)
                 });
                 shard.busy.fetch_sub(jobs.len(), Ordering::AcqRel);
                 done
