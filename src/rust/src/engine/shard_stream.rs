@@ -98,8 +98,8 @@ struct ShardStream<'a, 'p> {
 
 #[derive(Default)]
 struct StreamState {
-    /// The index as asked for early, and its entries.
-    index: Option<(Vec<u8>, Vec<crate::codec::sharding::IndexEntry>)>,
+    /// The index as asked for early (its entries are in `todo`).
+    index: Option<Vec<u8>>,
     /// The shard's bytes, as far as they are in.
     body: Option<Arc<Growing>>,
     /// Inner chunks (position in `part.cs`, byte range) not yet handed
@@ -154,7 +154,7 @@ impl<'a, 'p> ShardStream<'a, 'p> {
         }
         st.todo
             .sort_unstable_by_key(|&(_, o, l)| std::cmp::Reverse(o.saturating_add(l)));
-        st.index = Some((raw, entries));
+        st.index = Some(raw);
         self.hand_out(&mut st, jobs)
     }
 
@@ -179,7 +179,7 @@ impl<'a, 'p> ShardStream<'a, 'p> {
             Event::Done(got) => {
                 let got = got.map_err(|e| e.context(what))?;
                 let same_index = match (&got, &st.index) {
-                    (Some(body), Some((early, _))) => {
+                    (Some(body), Some(early)) => {
                         sh.index_of(body.filled(), grid, what)? == early.as_slice()
                     }
                     _ => false,

@@ -230,31 +230,20 @@ impl ObjectStore {
     }
 
     async fn get_async(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        let (got, expect_len) = match self.open_get(key, range).await? {
-            Opened::Missing => return Ok(None),
-            Opened::Empty => return Ok(Some(Vec::new())),
-            Opened::Body(got, expect_len) => (got, expect_len),
-        };
-        let size = got.meta.size;
-        let bytes: Bytes = got.bytes().await.map_err(|e| self.error("read", key, e))?;
-        // A range past the end is cut short by the server: report it as
-        // every store does.
-        if let Some(n) = expect_len {
-            if bytes.len() as u64 != n {
-                resolve_range(key, size, range)?;
-            }
-        }
-        Ok(Some(bytes.into()))
+        // Nobody else holds the value: no copy.
+        let got = self.get_growing_async(key, range, 0, None).await?;
+        Ok(got.map(Growing::into_vec))
     }
 
-    /// `get_async` into a [`Growing`] value that `grew` hears of (with
-    /// `at`) each time another `GROW_STEP` bytes are in.
+    /// `range` of the value at `key`, received into a [`Growing`] value
+    /// that `grew` (if any) hears of (with `at`) each time another
+    /// `GROW_STEP` bytes are in.
     async fn get_growing_async(
         &self,
         key: &StoreKey,
         range: ByteRange,
         at: usize,
-        grew: &GrewFn,
+        grew: Option<&GrewFn>,
     ) -> Result<Option<Arc<Growing>>> {
         let (got, expect_len) = match self.open_get(key, range).await? {
             Opened::Missing => return Ok(None),
@@ -263,6 +252,8 @@ impl ObjectStore {
         };
         let size = got.meta.size;
         let len = (got.range.end - got.range.start) as usize;
+        // A range past the end is cut short by the server: report it as
+        // every store does.
         if expect_len.is_some_and(|n| n != len as u64) {
             resolve_range(key, size, range)?;
         }
@@ -280,7 +271,7 @@ impl ObjectStore {
                 return Err(self.short_body(key, len, "more"));
             }
             let n = value.filled().len();
-            if n - told >= GROW_STEP && n < len {
+            if let Some(grew) = grew.filter(|_| n - told >= GROW_STEP && n < len) {
                 grew(at, &value);
                 told = n;
             }
@@ -702,7 +693,7 @@ impl Store for ObjectStore {
                 let (me, key, range, grew) = (Arc::clone(&me), k.clone(), *r, Arc::clone(&grew));
                 let task = self
                     .runtime
-                    .spawn(async move { me.get_growing_async(&key, range, i, &grew).await });
+                    .spawn(async move { me.get_growing_async(&key, range, i, Some(&grew)).await });
                 async move { (i, AbortOnDrop(task).await) }
             }))
             .buffer_unordered(in_flight);
