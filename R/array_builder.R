@@ -24,6 +24,10 @@ r_order <- function(ndim) as.list(rev(seq_len(ndim) - 1L))
 
 # The configuration a codec gets when none (or only part) is given.
 default_codec_configuration <- function(codec, configuration, data_type, ndim) {
+  # The engine builds bytes -> bytes codecs, so it checks them whole.
+  if (identical(unname(codec_modes()[codec]), "bytes -> bytes")) {
+    return(codec_configure(codec, configuration, data_type, ndim))
+  }
   cfg <- if (is.null(configuration)) list() else as.list(configuration)
   txt <- zarr_call(rz_codec_defaults(codec, data_type, as.integer(ndim)))
   if (is.null(txt)) {

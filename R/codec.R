@@ -83,12 +83,99 @@ b2b_decode <- function(codec, dtype, data) {
                             zarr_strict_checksums()))
 }
 
-check_level <- function(value, lo, hi, codec) {
-  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != trunc(value) || value < lo || value > hi) {
-    zarr_abort("argument", sprintf("codec '%s': level must be a whole number from %d to %d", codec, lo, hi))
+# The configuration of codec `name` for arrays of `data_type` with `ndim`
+# dimensions: `configuration` completed with the engine's defaults and
+# checked by the engine, as the codec's Rust file declares them. A bad
+# member is the caller's argument, so its error is of class
+# zarr_error_argument.
+codec_configure <- function(name, configuration, data_type = "uint8", ndim = 1L) {
+  check_string(name, "codec")
+  if (is.na(codec_modes()[name])) {
+    zarr_abort("unsupported", sprintf("unknown codec '%s'; known codecs are %s", name,
+                                      paste(names(codec_modes()), collapse = ", ")))
   }
-  as.integer(value)
+  cfg <- if (is.null(configuration)) list() else as.list(configuration)
+  if (length(cfg) && is.null(names(cfg))) {
+    zarr_abort("argument", sprintf("codec '%s': configuration must be a named list", name))
+  }
+  if (!length(cfg)) cfg <- structure(list(), names = character())
+  txt <- tryCatch(
+    zarr_call(rz_codec_configure(name, as.character(to_json(cfg, pretty = FALSE)), data_type, as.integer(ndim))),
+    zarr_error = function(e) zarr_abort("argument", conditionMessage(e))
+  )
+  parse_json(txt)
 }
+
+# Get or set (checked by the engine) one member of a codec's configuration.
+# Active bindings call this: R6 rebinds their environment, so they cannot be
+# made by a closure.
+codec_member <- function(self, private, member, value) {
+  if (missing(value)) return(private$.config[[member]])
+  cfg <- private$.config
+  cfg[[member]] <- value
+  private$.config <- codec_configure(self$name, cfg, private$.dt)
+}
+
+#' Any codec the engine knows
+#'
+#' @description A bytes -> bytes codec of any name in the engine's codec
+#' registry, such as `"numcodecs.zlib"`, `"numcodecs.lz4"` or
+#' `"numcodecs.delta"`: its configuration is completed with the engine's
+#' defaults and checked by the engine, and `encode()` and `decode()` run the
+#' engine's codec. The manual's codec classes ([zarr_codec_gzip],
+#' [zarr_codec_zstd], [zarr_codec_blosc], [zarr_codec_crc32c]) are this
+#' class with a fixed name. (The base class [zarr_codec] keeps the manual's
+#' contract: its `encode()` and `decode()` return the data unchanged.)
+#'
+#' @docType class
+#' @export
+#' @examples
+#' z <- zarr_codec_generic$new("numcodecs.zlib")
+#' z$configuration
+#' x <- charToRaw(strrep("zarr ", 100))
+#' identical(z$decode(z$encode(x)), x)
+zarr_codec_generic <- R6::R6Class("zarr_codec_generic",
+  inherit = zarr_codec,
+  public = list(
+    #' @description Create a codec.
+    #' @param name The codec's name in Zarr v3 metadata.
+    #' @param configuration Optional list of configuration members; the
+    #'   engine's defaults fill in the rest.
+    #' @param data_type The data type (a [zarr_data_type] or its name) of
+    #'   the array; codecs that work on elements (blosc's shuffle, delta)
+    #'   take their element size from it.
+    initialize = function(name, configuration = NULL, data_type = "uint8") {
+      dt <- if (inherits(data_type, "zarr_data_type")) data_type$data_type else check_data_type(data_type)
+      check_string(name, "name")
+      mode <- unname(codec_modes()[name])
+      if (!is.na(mode) && mode != "bytes -> bytes") {
+        zarr_abort("argument", sprintf("codec '%s' is %s: use its own class, or an array's codecs", name, mode))
+      }
+      super$initialize(name, codec_configure(name, configuration, dt))
+      private$.dt <- dt
+    },
+    #' @description Copy the codec.
+    #' @return A new codec of the same class and configuration.
+    copy = function() zarr_codec_generic$new(private$.name, self$configuration, private$.dt),
+    #' @description Encode a raw vector.
+    #' @param data A raw vector.
+    #' @return The encoded raw vector.
+    encode = function(data) b2b_encode(self, private$.dt, data),
+    #' @description Decode a raw vector.
+    #' @param data A raw vector.
+    #' @return The decoded raw vector.
+    decode = function(data) b2b_decode(self, private$.dt, data),
+    #' @description Set one configuration member, checked by the engine.
+    #' @param member The member's name.
+    #' @param value Its new value.
+    #' @return Self, invisibly.
+    set = function(member, value) {
+      codec_member(self, private, member, value)
+      invisible(self)
+    }
+  ),
+  private = list(.dt = "uint8")
+)
 
 #' Zarr gzip codec
 #'
@@ -101,31 +188,18 @@ check_level <- function(value, lo, hi, codec) {
 #' g$level
 #' identical(g$decode(g$encode(as.raw(1:100))), as.raw(1:100))
 zarr_codec_gzip <- R6::R6Class("zarr_codec_gzip",
-  inherit = zarr_codec,
+  inherit = zarr_codec_generic,
   public = list(
     #' @description Create a gzip codec.
     #' @param configuration Optional list with `level` (0 to 9, default 6).
-    initialize = function(configuration = NULL) {
-      super$initialize("gzip", list(level = check_level(configuration$level %||% 6L, 0, 9, "gzip")))
-    },
+    initialize = function(configuration = NULL) super$initialize("gzip", configuration),
     #' @description Copy the codec.
     #' @return A new `zarr_codec_gzip`.
-    copy = function() zarr_codec_gzip$new(self$configuration),
-    #' @description Compress a raw vector.
-    #' @param data A raw vector.
-    #' @return The compressed raw vector.
-    encode = function(data) b2b_encode(self, "uint8", data),
-    #' @description Decompress a raw vector.
-    #' @param data A raw vector.
-    #' @return The decompressed raw vector.
-    decode = function(data) b2b_decode(self, "uint8", data)
+    copy = function() zarr_codec_gzip$new(self$configuration)
   ),
   active = list(
     #' @field level The compression level, 0 (none) to 9 (most).
-    level = function(value) {
-      if (missing(value)) return(private$.config$level)
-      private$.config$level <- check_level(value, 0, 9, "gzip")
-    }
+    level = function(value) codec_member(self, private, "level", value)
   )
 )
 
@@ -139,36 +213,21 @@ zarr_codec_gzip <- R6::R6Class("zarr_codec_gzip",
 #' z <- zarr_codec_zstd$new(list(level = 3))
 #' identical(z$decode(z$encode(as.raw(1:100))), as.raw(1:100))
 zarr_codec_zstd <- R6::R6Class("zarr_codec_zstd",
-  inherit = zarr_codec,
+  inherit = zarr_codec_generic,
   public = list(
     #' @description Create a zstd codec.
-    #' @param configuration Optional list with `level` (1 to 22, default 1)
-    #'   and `checksum` (default FALSE).
-    initialize = function(configuration = NULL) {
-      checksum <- configuration$checksum %||% FALSE
-      check_flag(checksum, "checksum")
-      super$initialize("zstd", list(level = check_level(configuration$level %||% 1L, -131072, 22, "zstd"),
-                                    checksum = checksum))
-    },
+    #' @param configuration Optional list with `level` (-131072 to 22,
+    #'   default 1; the manual's range is 1 to 20, negative levels are
+    #'   faster still) and `checksum` (default FALSE).
+    initialize = function(configuration = NULL) super$initialize("zstd", configuration),
     #' @description Copy the codec.
     #' @return A new `zarr_codec_zstd`.
-    copy = function() zarr_codec_zstd$new(self$configuration),
-    #' @description Compress a raw vector.
-    #' @param data A raw vector.
-    #' @return The compressed raw vector.
-    encode = function(data) b2b_encode(self, "uint8", data),
-    #' @description Decompress a raw vector.
-    #' @param data A raw vector.
-    #' @return The decompressed raw vector.
-    decode = function(data) b2b_decode(self, "uint8", data)
+    copy = function() zarr_codec_zstd$new(self$configuration)
   ),
   active = list(
     #' @field level The compression level: 1 (fast) to 22 (most); negative
     #'   levels are faster still.
-    level = function(value) {
-      if (missing(value)) return(private$.config$level)
-      private$.config$level <- check_level(value, -131072, 22, "zstd")
-    }
+    level = function(value) codec_member(self, private, "level", value)
   )
 )
 
@@ -187,48 +246,16 @@ zarr_codec_zstd <- R6::R6Class("zarr_codec_zstd",
 #' x[10:13]
 #' rawToChar(c$decode(x))
 zarr_codec_crc32c <- R6::R6Class("zarr_codec_crc32c",
-  inherit = zarr_codec,
+  inherit = zarr_codec_generic,
   public = list(
     #' @description Create a crc32c codec.
     #' @param configuration Ignored: the codec has no parameters.
-    initialize = function(configuration = NULL) super$initialize("crc32c", list()),
+    initialize = function(configuration = NULL) super$initialize("crc32c", NULL),
     #' @description Copy the codec.
     #' @return A new `zarr_codec_crc32c`.
-    copy = function() zarr_codec_crc32c$new(),
-    #' @description Append the checksum.
-    #' @param data A raw vector.
-    #' @return The raw vector with 4 bytes of checksum appended.
-    encode = function(data) b2b_encode(self, "uint8", data),
-    #' @description Check and remove the checksum.
-    #' @param data A raw vector.
-    #' @return The raw vector without its last 4 bytes.
-    decode = function(data) b2b_decode(self, "uint8", data)
+    copy = function() zarr_codec_crc32c$new()
   )
 )
-
-# Set or get one blosc parameter (R6 rebinds the environment of active
-# bindings, so they call this rather than being made by a closure).
-blosc_field <- function(private, field, value, check) {
-  if (missing(value)) return(private$.config[[field]])
-  private$.config[[field]] <- check(value)
-}
-
-blosc_cnames <- c("blosclz", "lz4", "lz4hc", "zstd", "zlib")
-blosc_shuffles <- c("noshuffle", "shuffle", "bitshuffle")
-
-check_choice <- function(value, choices, what) {
-  if (!is.character(value) || length(value) != 1L || !value %in% choices) {
-    zarr_abort("argument", sprintf("codec 'blosc': %s must be one of %s", what, paste(choices, collapse = ", ")))
-  }
-  value
-}
-
-check_count <- function(value, what, lo = 0) {
-  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != trunc(value) || value < lo) {
-    zarr_abort("argument", sprintf("codec 'blosc': %s must be a whole number >= %d", what, lo))
-  }
-  as.integer(value)
-}
 
 #' Zarr blosc codec
 #'
@@ -243,54 +270,32 @@ check_count <- function(value, what, lo = 0) {
 #' x <- writeBin(sin(1:1000), raw())
 #' identical(b$decode(b$encode(x)), x)
 zarr_codec_blosc <- R6::R6Class("zarr_codec_blosc",
-  inherit = zarr_codec,
+  inherit = zarr_codec_generic,
   public = list(
-    #' @description Create a blosc codec. `typesize` comes from the data
-    #'   type, and `shuffle` is "shuffle" for types of several bytes and
-    #'   "bitshuffle" for single bytes.
+    #' @description Create a blosc codec. By default zstd at level 1;
+    #'   `typesize` is the data type's size, and `shuffle` is "noshuffle"
+    #'   for one-byte types, "shuffle" for 2- and 4-byte types and int64,
+    #'   "bitshuffle" for the others.
     #' @param data_type The [zarr_data_type] (or its name) of the array.
     #' @param configuration Optional list with `cname`, `clevel`, `shuffle`,
-    #'   `typesize`, `blocksize`; by default zstd at level 1.
-    initialize = function(data_type, configuration = NULL) {
-      dt <- if (inherits(data_type, "zarr_data_type")) data_type$data_type else check_data_type(data_type)
-      cfg <- default_codec_configuration("blosc", configuration, dt, 1L)
-      cfg$cname <- check_choice(cfg$cname, blosc_cnames, "cname")
-      cfg$clevel <- check_level(cfg$clevel, 0, 9, "blosc")
-      cfg$shuffle <- check_choice(cfg$shuffle, blosc_shuffles, "shuffle")
-      cfg$typesize <- check_count(cfg$typesize, "typesize", 1)
-      cfg$blocksize <- check_count(cfg$blocksize, "blocksize")
-      super$initialize("blosc", cfg)
-      private$.dt <- dt
-    },
+    #'   `typesize`, `blocksize`.
+    initialize = function(data_type, configuration = NULL) super$initialize("blosc", configuration, data_type),
     #' @description Copy the codec.
     #' @return A new `zarr_codec_blosc`.
-    copy = function() zarr_codec_blosc$new(private$.dt, self$configuration),
-    #' @description Compress a raw vector.
-    #' @param data A raw vector.
-    #' @return The compressed raw vector.
-    encode = function(data) b2b_encode(self, private$.dt, data),
-    #' @description Decompress a raw vector.
-    #' @param data A raw vector.
-    #' @return The decompressed raw vector.
-    decode = function(data) b2b_decode(self, private$.dt, data)
+    copy = function() zarr_codec_blosc$new(private$.dt, self$configuration)
   ),
   active = list(
     #' @field cname The compressor: "blosclz", "lz4", "lz4hc", "zstd" or "zlib".
-    cname = function(value) {
-      blosc_field(private, "cname", value, function(v) check_choice(v, blosc_cnames, "cname"))
-    },
+    cname = function(value) codec_member(self, private, "cname", value),
     #' @field clevel The compression level, 0 to 9.
-    clevel = function(value) blosc_field(private, "clevel", value, function(v) check_level(v, 0, 9, "blosc")),
+    clevel = function(value) codec_member(self, private, "clevel", value),
     #' @field shuffle "shuffle", "noshuffle" or "bitshuffle".
-    shuffle = function(value) {
-      blosc_field(private, "shuffle", value, function(v) check_choice(v, blosc_shuffles, "shuffle"))
-    },
+    shuffle = function(value) codec_member(self, private, "shuffle", value),
     #' @field typesize The element size in bytes that shuffling uses.
-    typesize = function(value) blosc_field(private, "typesize", value, function(v) check_count(v, "typesize", 1)),
+    typesize = function(value) codec_member(self, private, "typesize", value),
     #' @field blocksize The block size in bytes; 0 lets blosc choose.
-    blocksize = function(value) blosc_field(private, "blocksize", value, function(v) check_count(v, "blocksize"))
-  ),
-  private = list(.dt = "uint8")
+    blocksize = function(value) codec_member(self, private, "blocksize", value)
+  )
 )
 
 #' Zarr transpose codec
@@ -448,8 +453,21 @@ bytes_decode <- function(dt, shape, endian, data) {
   v
 }
 
+# The manual's classes of bytes -> bytes codecs, by name; every other
+# bytes -> bytes codec of the registry is a zarr_codec_generic.
+documented_codec <- function(name, configuration, dt) {
+  switch(name,
+    gzip = zarr_codec_gzip$new(configuration),
+    zstd = zarr_codec_zstd$new(configuration),
+    blosc = zarr_codec_blosc$new(dt, configuration),
+    crc32c = zarr_codec_crc32c$new(configuration),
+    zarr_codec_generic$new(name, configuration, dt)
+  )
+}
+
 # Codec objects for a codec chain (lists of name/configuration), each with
-# the shape of the data it receives.
+# the shape of the data it receives. Codecs whose work only a whole chain
+# can do (sharding, strings) are plain zarr_codec objects that describe them.
 instantiate_codecs <- function(entries, data_type, chunk_shape) {
   dt <- if (inherits(data_type, "zarr_data_type")) data_type else zarr_data_type$new(data_type)
   shape <- as.numeric(chunk_shape)
@@ -462,11 +480,11 @@ instantiate_codecs <- function(entries, data_type, chunk_shape) {
         codec
       },
       bytes = zarr_codec_bytes$new(dt, shape, cfg),
-      gzip = zarr_codec_gzip$new(cfg),
-      zstd = zarr_codec_zstd$new(cfg),
-      blosc = zarr_codec_blosc$new(dt, cfg),
-      crc32c = zarr_codec_crc32c$new(cfg),
-      zarr_codec$new(e$name, cfg)
+      if (identical(unname(codec_modes()[e$name]), "bytes -> bytes")) {
+        documented_codec(e$name, cfg, dt$data_type)
+      } else {
+        zarr_codec$new(e$name, cfg)
+      }
     )
   })
 }

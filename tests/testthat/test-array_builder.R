@@ -158,7 +158,7 @@ test_that("add_codec() appends a codec with its default configuration", {
   b <- define_array("float64", 10)
   b$remove_codec("blosc")
   b$add_codec("gzip", NULL)
-  expect_identical(codec_docs(b)[[2]], list(name = "gzip", configuration = list(level = 5L)))
+  expect_identical(codec_docs(b)[[2]], list(name = "gzip", configuration = list(level = 6L)))
   b$remove_codec("gzip")
   b$add_codec("zstd", list(level = 7L))
   expect_identical(codec_docs(b)[[2]]$configuration, list(level = 7L, checksum = FALSE))
@@ -238,8 +238,17 @@ test_that("is_valid() is FALSE until a data type and shape are set, TRUE for def
 
 test_that("is_valid() is FALSE for a definition the engine refuses", {
   b <- define_array("int32", c(10, 10))
-  b$add_codec("zstd", list(level = 1000L))
+  b$remove_codec("transpose")
+  b$add_codec("transpose", list(order = c(0L, 0L)), .position = 1)
   expect_false(b$is_valid())
+})
+
+test_that("add_codec() refuses a bytes -> bytes configuration the engine refuses, naming the member", {
+  b <- define_array("int32", c(10, 10))
+  expect_error(b$add_codec("zstd", list(level = 1000L)), "level must be an integer from -131072 to 22",
+               class = "zarr_error_argument")
+  expect_error(b$add_codec("gzip", list(level = "high")), "codec 'gzip'", class = "zarr_error_argument")
+  expect_identical(codec_names_of(b), c("transpose", "bytes", "blosc"))
 })
 
 test_that("portable = TRUE drops the transpose codec and FALSE brings it back", {

@@ -12,9 +12,9 @@
 //! c-blosc trusts the sizes in a buffer's header, so every header is checked
 //! against the real buffer length before decompressing.
 
+use super::registry::{CodecSpec, Kind, Lit, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{config, CodecSpec, Mode};
-use super::{BytesToBytes, CodecContext};
+use super::{config, BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use blosc_src::{
@@ -31,7 +31,7 @@ pub const NAME: &str = "blosc";
 /// zstd at level 1, as R-CF's zarr writes: byte shuffle for 2- and 4-byte
 /// types and int64, bit shuffle for the other multi-byte types, none for
 /// single bytes and strings; `typesize` the element size.
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: Some(V2Config {
         id: "blosc",
@@ -50,15 +50,18 @@ pub const SPEC: CodecSpec = CodecSpec {
         filter: false,
     }),
     mode: Mode::BytesToBytes,
-    schema: &[
-        (
-            "cname",
-            "\"blosclz\", \"lz4\", \"lz4hc\", \"zstd\" or \"zlib\"",
+    params: &[
+        Param::required("cname", Kind::Choice(&CNAMES)),
+        Param::required("clevel", Kind::Int(0, 9)),
+        // Zarr v2's integers 0, 1, 2 are accepted too.
+        Param::required(
+            "shuffle",
+            Kind::Other("one of \"noshuffle\", \"shuffle\", \"bitshuffle\""),
         ),
-        ("clevel", "integer 0 to 9"),
-        ("shuffle", "\"noshuffle\", \"shuffle\" or \"bitshuffle\""),
-        ("typesize", "integer >= 1"),
-        ("blocksize", "integer >= 0 (0: blosc chooses)"),
+        // Absent: the size of the array's data type.
+        Param::optional("typesize", Kind::Int(1, i64::MAX), Lit::Null),
+        // 0: blosc chooses.
+        Param::required("blocksize", Kind::Int(0, i64::MAX)),
     ],
     defaults: Some(|dtype, _| {
         use DataType as D;
@@ -75,6 +78,7 @@ pub const SPEC: CodecSpec = CodecSpec {
             ("blocksize", 0.into()),
         ])
     }),
+    build: Some(|cfg, dtype| Ok(Box::new(Blosc::from_config(cfg, dtype)?))),
 };
 
 /// numcodecs' blosc configuration -> the codec's entry: `typesize` from
@@ -278,8 +282,19 @@ fn check_header(input: &[u8]) -> Result<usize> {
 }
 
 impl BytesToBytes for Blosc {
-    fn name(&self) -> &'static str {
-        "blosc"
+    fn spec(&self) -> &'static CodecSpec {
+        &SPEC
+    }
+
+    fn configuration(&self) -> Map<String, Value> {
+        let shuffle = SHUFFLES.get(usize::from(self.shuffle)).copied();
+        config(&[
+            ("cname", self.cname.clone().into()),
+            ("clevel", self.clevel.into()),
+            ("shuffle", shuffle.unwrap_or("noshuffle").into()),
+            ("typesize", self.typesize.into()),
+            ("blocksize", self.blocksize.into()),
+        ])
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
@@ -372,19 +387,6 @@ impl BytesToBytes for Blosc {
                 "blosc: cannot decompress (code {n}); the data is corrupt"
             ))),
         }
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "name": "blosc",
-            "configuration": {
-                "cname": self.cname,
-                "clevel": self.clevel,
-                "shuffle": SHUFFLES.get(usize::from(self.shuffle)).copied().unwrap_or("noshuffle"),
-                "typesize": self.typesize,
-                "blocksize": self.blocksize,
-            }
-        })
     }
 }
 

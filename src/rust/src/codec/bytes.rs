@@ -3,7 +3,8 @@
 //! Configuration: `endian`, "little" or "big"; may be absent for types of
 //! one byte. Complex numbers swap their two parts separately.
 
-use super::{config, CodecSpec, Mode};
+use super::registry::{CodecSpec, Kind, Lit, Param};
+use super::{config, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
@@ -11,11 +12,16 @@ use serde_json::{json, Map, Value};
 pub const NAME: &str = "bytes";
 
 /// Little endian for types of more than one byte; none for the others.
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: None,
     mode: Mode::ArrayToBytes,
-    schema: &[("endian", "\"little\" or \"big\"")],
+    // Absent only for one-byte types.
+    params: &[Param::optional(
+        "endian",
+        Kind::Choice(&["little", "big"]),
+        Lit::Null,
+    )],
     defaults: Some(|dtype, _| {
         if dtype.size() > 1 {
             config(&[("endian", "little".into())])
@@ -23,29 +29,10 @@ pub const SPEC: CodecSpec = CodecSpec {
             config(&[])
         }
     }),
+    build: None,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endian {
-    Little,
-    Big,
-}
-
-impl Endian {
-    pub fn native() -> Endian {
-        if cfg!(target_endian = "big") {
-            Endian::Big
-        } else {
-            Endian::Little
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Endian::Little => "little",
-            Endian::Big => "big",
-        }
-    }
-}
+pub use crate::dtype::Endian;
 
 pub fn parse_endian(config: &Map<String, Value>, dtype: DataType) -> Result<Option<Endian>> {
     match config.get("endian") {

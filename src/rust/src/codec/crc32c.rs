@@ -6,15 +6,15 @@
 //! reader warns and still returns the data, so one flipped bit does not make
 //! a whole array unreadable.
 
+use super::registry::CodecSpec;
 use super::v2::V2Config;
-use super::{config, CodecSpec, Mode};
-use super::{BytesToBytes, CodecContext};
+use super::{config, BytesToBytes, CodecContext, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 
 pub const NAME: &str = "crc32c";
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: Some(V2Config {
         id: "crc32c",
@@ -32,8 +32,9 @@ pub const SPEC: CodecSpec = CodecSpec {
         filter: false,
     }),
     mode: Mode::BytesToBytes,
-    schema: &[],
+    params: &[],
     defaults: Some(|_, _| config(&[])),
+    build: Some(|cfg, _| Ok(Box::new(Crc32c::from_config(cfg)?))),
 };
 
 const CHECKSUM_LEN: usize = 4;
@@ -50,8 +51,12 @@ impl Crc32c {
 }
 
 impl BytesToBytes for Crc32c {
-    fn name(&self) -> &'static str {
-        "crc32c"
+    fn spec(&self) -> &'static CodecSpec {
+        &SPEC
+    }
+
+    fn configuration(&self) -> Map<String, Value> {
+        Map::new()
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
@@ -93,10 +98,6 @@ impl BytesToBytes for Crc32c {
         let mut out = input;
         out.truncate(data_len);
         Ok(out)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": "crc32c"})
     }
 }
 

@@ -11,17 +11,18 @@
 //! `dtype`). Integers wrap like NumPy's; floats are rounded to `dtype` at
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
+use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
 use super::v2::{members, V2Config};
-use super::{BytesToBytes, CodecContext};
-use super::{CodecSpec, Mode};
-use crate::dtype::DataType;
+use super::{BytesToBytes, CodecContext, Mode};
+use crate::dtype::numpy::{typestr, TypeStr};
+use crate::dtype::{DataType, Endian};
 use crate::error::{Result, ZarrError};
 use crate::fill::{f16_to_f64, f64_to_f16};
 use serde_json::{json, Map, Value};
 
 pub const NAME: &str = "numcodecs.delta";
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: Some(V2Config {
         id: "delta",
@@ -32,8 +33,12 @@ pub const SPEC: CodecSpec = CodecSpec {
                 _ => dtype.clone(),
             };
             // The item size of what delta hands on.
-            if let Ok((adt, _)) = crate::metadata::v2::parse_dtype(&astype) {
-                *typesize = adt.size();
+            if let Some(size) = astype
+                .as_str()
+                .and_then(TypeStr::split)
+                .and_then(|t| t.size)
+            {
+                *typesize = size;
             }
             Ok(json!({"name": NAME, "configuration": {"dtype": dtype, "astype": astype}}))
         },
@@ -41,11 +46,23 @@ pub const SPEC: CodecSpec = CodecSpec {
         filter: true,
     }),
     mode: Mode::BytesToBytes,
-    schema: &[
-        ("dtype", "NumPy type string"),
-        ("astype", "NumPy type string"),
+    params: &[
+        Param::required(
+            "dtype",
+            ParamKind::Other("a NumPy type string such as \"<i4\""),
+        ),
+        Param::optional(
+            "astype",
+            ParamKind::Other("a NumPy type string (absent: dtype)"),
+            Lit::Null,
+        ),
     ],
-    defaults: None,
+    // New arrays: differences in the array's own type, little endian.
+    defaults: Some(|dtype, _| {
+        let t = typestr(dtype, Endian::Little).unwrap_or_default();
+        super::config(&[("dtype", t.clone().into()), ("astype", t.into())])
+    }),
+    build: Some(|cfg, dtype| Ok(Box::new(Delta::from_config(cfg, dtype)?))),
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,16 +87,11 @@ impl Elem {
                 "codec 'numcodecs.delta': {member} '{s}' is not a NumPy integer or float type string such as \"<i4\""
             ))
         };
-        let mut chars = s.chars();
-        let order = chars.next().ok_or_else(bad)?;
-        let kind = chars.next().ok_or_else(bad)?;
-        let size: usize = chars.as_str().parse().map_err(|_| bad())?;
-        let big = match order {
-            '<' | '|' => false,
-            '>' => true,
-            _ => return Err(bad()),
-        };
-        let kind = match kind {
+        // numcodecs writes "i2" (no byte order) for the machine's order.
+        let t = TypeStr::split(s).ok_or_else(bad)?;
+        let size = t.size.ok_or_else(bad)?;
+        let big = size > 1 && t.endian() == Endian::Big;
+        let kind = match t.kind {
             'i' => Kind::Int,
             'u' => Kind::UInt,
             'f' => Kind::Float,
@@ -257,8 +269,15 @@ impl Delta {
 }
 
 impl BytesToBytes for Delta {
-    fn name(&self) -> &'static str {
-        "numcodecs.delta"
+    fn spec(&self) -> &'static CodecSpec {
+        &SPEC
+    }
+
+    fn configuration(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("dtype".into(), self.dtype.typestr().into());
+        m.insert("astype".into(), self.astype.typestr().into());
+        m
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
@@ -349,11 +368,6 @@ impl BytesToBytes for Delta {
             }
         }
         Ok(out)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": "numcodecs.delta", "configuration": {
-            "dtype": self.dtype.typestr(), "astype": self.astype.typestr()}})
     }
 }
 
@@ -476,7 +490,6 @@ mod tests {
             (json!({"dtype": 4}), "metadata"),
             (json!({"dtype": "<x4"}), "metadata"),
             (json!({"dtype": "<i3"}), "metadata"),
-            (json!({"dtype": "i4"}), "metadata"),
             (json!({"dtype": "<i4", "astype": "<f4"}), "unsupported"),
             (json!({"dtype": "<i8"}), "unsupported"),
             (json!({"dtype": "<c8"}), "unsupported"),
@@ -485,6 +498,15 @@ mod tests {
             assert_eq!(e.kind(), kind, "{v}");
             assert!(e.message().contains("delta"), "{}", e.message());
         }
+        // numcodecs writes type strings without a byte order ("i2"): the
+        // machine's, which is how NumPy reads them.
+        let native = Delta::from_config(&cfg(json!({"dtype": "i4"})), DataType::Int32).unwrap();
+        let order = if cfg!(target_endian = "big") {
+            ">"
+        } else {
+            "<"
+        };
+        assert_eq!(native.configuration()["dtype"], format!("{order}i4"));
         let c = delta("<i4", "<i2", DataType::Int32);
         assert_eq!(
             c.to_json(),

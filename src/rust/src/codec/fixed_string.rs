@@ -9,17 +9,23 @@
 //! Configuration: `dtype`, the NumPy type string ("<U5", ">U5", "|S12").
 //! The codec exists for Zarr v2 metadata; Zarr v3 has no spelling for it.
 
-use super::Endian;
-use super::{CodecSpec, Mode};
+use super::registry::{CodecSpec, Kind, Param};
+use super::Mode;
+use crate::dtype::numpy::TypeStr;
+use crate::dtype::Endian;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: None,
     mode: Mode::ArrayToBytes,
-    schema: &[("dtype", "NumPy type string such as \"<U5\" or \"|S5\"")],
+    params: &[Param::required(
+        "dtype",
+        Kind::Other("a NumPy type string such as \"<U5\" or \"|S5\""),
+    )],
     defaults: None,
+    build: None,
 };
 
 /// The codec's name in a codec list.
@@ -37,20 +43,16 @@ impl FixedString {
     /// A NumPy type string of kind `U` or `S` -> the codec; None when the
     /// string is of another kind, an error when it is malformed.
     pub fn parse_numpy(s: &str) -> Option<Result<FixedString>> {
-        let mut chars = s.chars();
-        let (order, kind) = (chars.next()?, chars.next()?);
+        let mut head = s.chars();
+        let (order, kind) = (head.next()?, head.next()?);
         if !matches!(order, '<' | '>' | '|' | '=') || !matches!(kind, 'U' | 'S') {
             return None;
         }
-        let digits = chars.as_str();
-        let width = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            digits.parse::<usize>().ok()
-        } else {
-            None
-        };
+        // A string type whose width does not parse is still one, and wrong.
+        let t = TypeStr::split(s);
         // An element must fit in memory many times over; the bound also
         // keeps width * 4 from overflowing.
-        let width = match width {
+        let width = match t.and_then(|t| t.size) {
             Some(w) if (1..=1 << 24).contains(&w) => w,
             _ => {
                 return Some(Err(ZarrError::Metadata(format!(
@@ -59,13 +61,8 @@ impl FixedString {
                 ))))
             }
         };
-        let utf32 = match (kind, order) {
-            ('S', _) => None,
-            ('U', '<') => Some(Endian::Little),
-            ('U', '>') => Some(Endian::Big),
-            // NumPy reads "|" and "=" as the machine's order.
-            _ => Some(Endian::native()),
-        };
+        // NumPy reads "|" and "=" as the machine's order.
+        let utf32 = t.filter(|t| t.kind == 'U').map(|t| t.endian());
         Some(Ok(FixedString { utf32, width }))
     }
 

@@ -5,98 +5,69 @@
 //! back to back as gzip tools allow, and also zlib-wrapped deflate (RFC 1950)
 //! because some writers put that under the name `gzip`.
 
+use super::level::{level_codec_spec, Ops};
 use super::limited::{is_zlib, read_limited};
-use super::v2::int_compressor_spec;
-use super::CodecSpec;
-use super::{config_level, BytesToBytes, CodecContext};
+use super::registry::{CodecSpec, Kind, Param};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::{MultiGzDecoder, ZlibDecoder};
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use serde_json::{json, Map, Value};
 use std::io::Write;
 
-pub const NAME: &str = "gzip";
+/// New arrays get level 6, zlib's own default (and R-CF's).
+pub static SPEC: CodecSpec = level_codec_spec!(
+    "gzip",
+    "gzip",
+    Param::required("level", Kind::Int(0, 9)),
+    1,
+    6,
+    &OPS
+);
 
-pub const SPEC: CodecSpec = int_compressor_spec!(NAME, "gzip", "level", 1, "integer 0 to 9", 5);
+static OPS: Ops = Ops {
+    compress,
+    decompress,
+};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gzip {
-    pub level: u32,
-}
-
-impl Gzip {
-    pub fn from_config(config: &Map<String, Value>) -> Result<Gzip> {
-        let level = config_level(config, "gzip", 0, 9)?;
-        Ok(Gzip {
-            level: level as u32,
-        })
-    }
+fn compress(level: i64, input: &[u8]) -> Result<Vec<u8>> {
+    let fail = |e: std::io::Error| ZarrError::Codec(format!("gzip: compression failed: {e}"));
+    // Header, trailer and stored-block overhead are small; half the input
+    // is a typical compressed size for numeric chunks.
+    let mut enc = GzEncoder::new(
+        Vec::with_capacity(input.len() / 2 + 64),
+        Compression::new(level as u32),
+    );
+    enc.write_all(input).map_err(fail)?;
+    enc.finish().map_err(fail)
 }
 
 fn is_gzip(data: &[u8]) -> bool {
     data.starts_with(&[0x1f, 0x8b])
 }
 
-impl BytesToBytes for Gzip {
-    fn name(&self) -> &'static str {
-        "gzip"
-    }
-
-    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let fail = |e: std::io::Error| ZarrError::Codec(format!("gzip: compression failed: {e}"));
-        // Header, trailer and stored-block overhead are small; half the input
-        // is a typical compressed size for numeric chunks.
-        let mut enc = GzEncoder::new(
-            Vec::with_capacity(input.len() / 2 + 64),
-            Compression::new(self.level),
-        );
-        enc.write_all(&input).map_err(fail)?;
-        enc.finish().map_err(fail)
-    }
-
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        if is_gzip(&input) {
-            read_limited(
-                "gzip",
-                MultiGzDecoder::new(&input[..]),
-                decoded_len,
-                input.len(),
-            )
-        } else if is_zlib(&input) {
-            read_limited(
-                "gzip",
-                ZlibDecoder::new(&input[..]),
-                decoded_len,
-                input.len(),
-            )
-        } else {
-            Err(ZarrError::Codec(format!(
-                "gzip: data is neither a gzip nor a zlib stream (starts with {:02x?})",
-                &input[..input.len().min(4)]
-            )))
-        }
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": "gzip", "configuration": {"level": self.level}})
+fn decompress(input: &[u8], decoded_len: Option<usize>) -> Result<Vec<u8>> {
+    if is_gzip(input) {
+        read_limited("gzip", MultiGzDecoder::new(input), decoded_len, input.len())
+    } else if is_zlib(input) {
+        read_limited("gzip", ZlibDecoder::new(input), decoded_len, input.len())
+    } else {
+        Err(ZarrError::Codec(format!(
+            "gzip: data is neither a gzip nor a zlib stream (starts with {:02x?})",
+            &input[..input.len().min(4)]
+        )))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, stepped_doubles as doubles, unhex};
-    use super::super::Warnings;
+    use super::super::test_util::{built, ctx, stepped_doubles as doubles, unhex};
+    use super::super::{BytesToBytes, Warnings};
     use super::*;
     use flate2::write::ZlibEncoder;
+    use serde_json::json;
 
-    fn gzip(level: u64) -> Gzip {
-        Gzip::from_config(json!({ "level": level }).as_object().unwrap()).unwrap()
+    fn gzip(level: u64) -> Box<dyn BytesToBytes> {
+        built(&SPEC, json!({ "level": level })).unwrap()
     }
 
     #[test]
@@ -269,7 +240,7 @@ mod tests {
             json!({"level": 1.5}),
             json!({"level": "1"}),
         ] {
-            let e = Gzip::from_config(cfg.as_object().unwrap()).unwrap_err();
+            let e = built(&SPEC, cfg.clone()).unwrap_err();
             assert_eq!(e.kind(), "metadata", "{cfg}");
             assert!(e.message().contains("gzip"), "{}", e.message());
         }

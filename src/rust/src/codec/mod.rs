@@ -13,13 +13,17 @@ use std::sync::Mutex;
 
 pub mod blosc;
 pub mod bytes;
+pub mod bz2;
 pub mod crc32c;
 pub mod delta;
 pub mod fixed_string;
 pub mod gzip;
+pub mod level;
 mod limited;
-pub mod numcodecs;
+pub mod lz4;
+pub mod registry;
 pub mod sharding;
+pub mod shuffle;
 #[cfg(test)]
 mod test_util;
 pub mod transpose;
@@ -28,7 +32,9 @@ pub mod vlen;
 pub mod zlib;
 pub mod zstd;
 
-pub use bytes::Endian;
+pub use registry::{configuration_members, spec, spec_of_v2_id, CodecSpec, REGISTRY};
+
+use crate::dtype::Endian;
 
 /// What a codec takes and gives, which fixes its place in a chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,60 +54,8 @@ impl Mode {
     }
 }
 
-/// A codec's identity, declared once in its own file: its name in Zarr v3
-/// metadata, numcodecs' `id` for it in Zarr v2 metadata (if it has one),
-/// its mode, its configuration members, and the configuration a new array
-/// of a data type and number of dimensions gets when none is given (None:
-/// it has to be configured).
-pub struct CodecSpec {
-    pub name: &'static str,
-    pub v2: Option<v2::V2Config>,
-    pub mode: Mode,
-    pub schema: &'static [(&'static str, &'static str)],
-    pub defaults: Option<DefaultConfig>,
-}
-
-/// A codec's default configuration for an array's data type and number of
-/// dimensions.
-pub type DefaultConfig = fn(DataType, usize) -> Map<String, Value>;
-
-/// Every codec the engine reads and writes, in chain order.
-pub const REGISTRY: [&CodecSpec; 14] = [
-    &transpose::SPEC,
-    &bytes::SPEC,
-    &vlen::SPEC,
-    &fixed_string::SPEC,
-    &sharding::SPEC,
-    &gzip::SPEC,
-    &zstd::SPEC,
-    &blosc::SPEC,
-    &crc32c::SPEC,
-    &zlib::SPEC,
-    &numcodecs::LZ4_SPEC,
-    &numcodecs::BZ2_SPEC,
-    &numcodecs::SHUFFLE_SPEC,
-    &delta::SPEC,
-];
-
-/// The codec named `name` in Zarr v3 metadata.
-pub fn spec(name: &str) -> Option<&'static CodecSpec> {
-    REGISTRY.iter().copied().find(|s| s.name == name)
-}
-
-/// The codec whose numcodecs `id` (Zarr v2 metadata) is `id`.
-pub fn spec_of_v2_id(id: &str) -> Option<&'static CodecSpec> {
-    REGISTRY.iter().copied().find(|s| s.v2_id() == Some(id))
-}
-
-impl CodecSpec {
-    /// numcodecs' `id` for the codec, if Zarr v2 has it.
-    pub fn v2_id(&self) -> Option<&'static str> {
-        self.v2.as_ref().map(|v| v.id)
-    }
-}
-
 /// A configuration object from its members.
-fn config(members: &[(&str, Value)]) -> Map<String, Value> {
+pub(crate) fn config(members: &[(&str, Value)]) -> Map<String, Value> {
     members
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
@@ -131,7 +85,13 @@ pub struct CodecContext<'a> {
 }
 
 pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
-    fn name(&self) -> &'static str;
+    /// The codec's declaration in the registry.
+    fn spec(&self) -> &'static CodecSpec;
+    fn name(&self) -> &'static str {
+        self.spec().name
+    }
+    /// The configuration as the codec writes it to zarr.json.
+    fn configuration(&self) -> Map<String, Value>;
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>>;
     /// `encode` into `out`, whose memory is reused (its contents are
     /// replaced); None where the codec cannot, and `encode` must be used.
@@ -157,24 +117,16 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<u8>> {
         self.decode(input.to_vec(), decoded_len, ctx)
     }
-    /// The `{"name": ..., "configuration": ...}` entry of zarr.json.
-    fn to_json(&self) -> Value;
-}
-
-/// The required integer `level` of a compressor's configuration, from `lo`
-/// to `hi`; errors name the codec as its metadata does.
-fn config_level(config: &Map<String, Value>, codec: &str, lo: i64, hi: i64) -> Result<i64> {
-    let bad = |why: String| Err(ZarrError::Metadata(format!("codec '{codec}': {why}")));
-    match config.get("level") {
-        None | Some(Value::Null) => bad(format!(
-            "configuration has no 'level' (an integer {lo} to {hi})"
-        )),
-        Some(v) => match v.as_i64() {
-            Some(l) if (lo..=hi).contains(&l) => Ok(l),
-            _ => bad(format!(
-                "level must be an integer from {lo} to {hi}, not {v}"
-            )),
-        },
+    /// The `{"name": ..., "configuration": ...}` entry of zarr.json (a
+    /// codec without members writes its name alone, as zarr-python does).
+    fn to_json(&self) -> Value {
+        let cfg = self.configuration();
+        let mut entry = Map::new();
+        entry.insert("name".into(), self.name().into());
+        if !cfg.is_empty() {
+            entry.insert("configuration".into(), Value::Object(cfg));
+        }
+        Value::Object(entry)
     }
 }
 
@@ -229,46 +181,17 @@ fn codec_name_and_config(v: &Value) -> Result<(String, Map<String, Value>)> {
     }
 }
 
-/// Build a bytes -> bytes codec by name; `None` if the name is not one.
+/// Build a bytes -> bytes codec by name; `None` if the name is no codec
+/// here, an error if it names a codec of another mode.
 fn bytes_to_bytes(
     name: &str,
     config: &Map<String, Value>,
     dtype: DataType,
 ) -> Result<Option<Box<dyn BytesToBytes>>> {
-    Ok(Some(match name {
-        gzip::NAME => Box::new(gzip::Gzip::from_config(config)?),
-        zstd::NAME => Box::new(zstd::Zstd::from_config(config)?),
-        blosc::NAME => Box::new(blosc::Blosc::from_config(config, dtype)?),
-        crc32c::NAME => Box::new(crc32c::Crc32c::from_config(config)?),
-        // numcodecs codecs of Zarr v2 arrays (see metadata::v2).
-        zlib::NAME => Box::new(zlib::Zlib::from_config(config)?),
-        numcodecs::LZ4_NAME => Box::new(numcodecs::Lz4::from_config(config)?),
-        numcodecs::BZ2_NAME => Box::new(numcodecs::Bz2::from_config(config)?),
-        numcodecs::SHUFFLE_NAME => Box::new(numcodecs::Shuffle::from_config(config)?),
-        delta::NAME => Box::new(delta::Delta::from_config(config, dtype)?),
-        _ => return Ok(None),
-    }))
-}
-
-/// The configuration members each codec of this crate reads, by the name
-/// its zarr.json entry has; None for a name that is no codec here. A member
-/// not listed is ignored by `from_json`, and `metadata::strict` tells the
-/// reader so.
-pub fn configuration_members(name: &str) -> Option<&'static [&'static str]> {
-    Some(match name {
-        "bytes" => &["endian"],
-        "transpose" => &["order"],
-        "sharding_indexed" => &["chunk_shape", "codecs", "index_codecs", "index_location"],
-        "vlen-utf8" | "crc32c" => &[],
-        fixed_string::NAME => &["dtype"],
-        "gzip" | "numcodecs.zlib" | "numcodecs.bz2" => &["level"],
-        "zstd" => &["level", "checksum"],
-        "blosc" => &["cname", "clevel", "shuffle", "typesize", "blocksize"],
-        "numcodecs.lz4" => &["acceleration"],
-        "numcodecs.shuffle" => &["elementsize"],
-        "numcodecs.delta" => &["dtype", "astype"],
-        _ => return None,
-    })
+    match spec(name) {
+        Some(s) if s.build.is_some() => s.build_bytes(config, dtype).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// One bytes -> bytes codec from its zarr.json entry (for the R codec

@@ -20,8 +20,17 @@ fn every_codec_has_one_name_and_one_v2_id() {
 fn default_configurations_make_codecs_the_chain_accepts() {
     for dtype in ALL_DATA_TYPES {
         for s in REGISTRY.iter().filter(|s| s.mode == Mode::BytesToBytes) {
-            let Some(defaults) = s.defaults else { continue };
+            let defaults = s.defaults.expect("every bytes -> bytes codec has defaults");
             let made = bytes_to_bytes(s.name, &defaults(dtype, 2), dtype);
+            // Delta takes differences of numbers only.
+            let numeric = !matches!(
+                dtype,
+                DataType::Bool | DataType::Complex64 | DataType::Complex128 | DataType::String
+            );
+            if s.name == delta::NAME && !numeric {
+                assert!(made.is_err(), "delta for {}", dtype.name());
+                continue;
+            }
             assert!(
                 matches!(made, Ok(Some(_))),
                 "{} for {}",
@@ -37,4 +46,46 @@ fn default_configurations_make_codecs_the_chain_accepts() {
     let blosc = (blosc::SPEC.defaults.unwrap())(DataType::Float64, 1);
     assert_eq!(blosc["shuffle"], "bitshuffle");
     assert_eq!(blosc["typesize"], 8);
+}
+
+#[test]
+fn a_codec_writes_back_the_configuration_it_was_built_from() {
+    for s in REGISTRY.iter().filter(|s| s.build.is_some()) {
+        let cfg = (s.defaults.unwrap())(DataType::Int32, 2);
+        let built = s.build_bytes(&cfg, DataType::Int32).unwrap();
+        assert_eq!(built.name(), s.name);
+        assert_eq!(built.configuration(), cfg, "{}", s.name);
+        assert_eq!(s.configure(&Map::new(), DataType::Int32, 2).unwrap(), cfg);
+    }
+}
+
+#[test]
+fn every_declared_member_is_one_the_codec_reads_and_checks() {
+    for s in REGISTRY.iter().filter(|s| s.build.is_some()) {
+        let cfg = (s.defaults.unwrap())(DataType::Int32, 2);
+        for p in s.params {
+            let mut bad = cfg.clone();
+            bad.insert(p.key.into(), serde_json::json!({"not": "a value"}));
+            let e = s.build_bytes(&bad, DataType::Int32).unwrap_err();
+            assert!(
+                e.message().contains(s.name) && e.message().contains(p.key),
+                "{}: {}",
+                s.name,
+                e.message()
+            );
+        }
+    }
+}
+
+#[test]
+fn members_without_a_value_take_their_declared_absent_value_or_are_required() {
+    for s in REGISTRY.iter() {
+        for p in s.params {
+            let got = p.get(s.name, &Map::new());
+            match p.absent {
+                Some(l) => assert_eq!(got.unwrap(), Value::from(l)),
+                None => assert!(got.unwrap_err().message().contains(p.key)),
+            }
+        }
+    }
 }

@@ -26,3 +26,12 @@ pub fn stepped_doubles() -> Vec<u8> {
         .flat_map(|i| (f64::from(i) / 7.0).floor().to_le_bytes())
         .collect()
 }
+
+/// The bytes -> bytes codec of `spec` built from the configuration `cfg`
+/// (a JSON object) for one-byte elements.
+pub fn built(
+    spec: &super::registry::CodecSpec,
+    cfg: serde_json::Value,
+) -> crate::error::Result<Box<dyn super::BytesToBytes>> {
+    spec.build_bytes(cfg.as_object().unwrap(), crate::dtype::DataType::UInt8)
+}

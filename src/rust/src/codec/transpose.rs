@@ -3,7 +3,8 @@
 //! is decoded (logical) dimension `order[i]`. The engine applies it as
 //! strides; data is never permuted on its own.
 
-use super::{config, CodecSpec, Mode};
+use super::registry::{CodecSpec, Kind, Param};
+use super::{config, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 
@@ -11,12 +12,16 @@ pub const NAME: &str = "transpose";
 
 /// The default order reverses the dimensions: chunks are then stored in
 /// R's column-major order and read with a plain copy.
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: None,
     mode: Mode::ArrayToArray,
-    schema: &[("order", "permutation of 0 to ndim - 1")],
+    params: &[Param::required(
+        "order",
+        Kind::Other("a permutation of 0 to ndim - 1"),
+    )],
     defaults: Some(|_, ndim| config(&[("order", (0..ndim).rev().collect::<Vec<_>>().into())])),
+    build: None,
 };
 
 pub fn parse_order(config: &Map<String, Value>, ndim: usize) -> Result<Vec<usize>> {

@@ -46,31 +46,6 @@ pub(crate) fn int_compressor(
     Ok(json!({"name": name, "configuration": config}))
 }
 
-/// The `CodecSpec` of a bytes -> bytes compressor whose one configuration
-/// member is an integer: its zarr.json `name`, numcodecs `id`, the member's
-/// key, the member's value when a v2 configuration omits it, the schema's
-/// text and the value new arrays get. gzip, zlib, lz4 and bz2 differ only
-/// in these.
-macro_rules! int_compressor_spec {
-    ($name:expr, $id:literal, $key:literal, $v2_default:literal, $schema:literal, $default:literal) => {
-        $crate::codec::CodecSpec {
-            name: $name,
-            v2: Some($crate::codec::v2::V2Config {
-                id: $id,
-                from_v2: |cfg, typesize, _| {
-                    $crate::codec::v2::int_compressor($name, cfg, $key, $v2_default, typesize)
-                },
-                to_v2: |cfg| $crate::codec::v2::members(cfg, &[$key]),
-                filter: false,
-            }),
-            mode: $crate::codec::Mode::BytesToBytes,
-            schema: &[($key, $schema)],
-            defaults: Some(|_, _| $crate::codec::config(&[($key, $default.into())])),
-        }
-    };
-}
-pub(crate) use int_compressor_spec;
-
 /// The members `keys` of a zarr.json configuration (null when absent), in
 /// that order.
 pub(crate) fn members(cfg: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {

@@ -3,13 +3,14 @@
 //! v2. No configuration. A chunk is a u32le element count, then for each
 //! element (in C order) a u32le byte length and the UTF-8 bytes.
 
+use super::registry::CodecSpec;
 use super::v2::V2Config;
-use super::{config, CodecSpec, Mode};
+use super::{config, Mode};
 use crate::error::{Result, ZarrError};
 
 pub const NAME: &str = "vlen-utf8";
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     // The object codec of Zarr v2 string arrays: metadata/v2 places it
     // by the data type, not as a filter or compressor.
@@ -20,8 +21,9 @@ pub const SPEC: CodecSpec = CodecSpec {
         filter: true,
     }),
     mode: Mode::ArrayToBytes,
-    schema: &[],
+    params: &[],
     defaults: Some(|_, _| config(&[])),
+    build: None,
 };
 
 fn read_u32(data: &[u8], at: usize, what: &str) -> Result<u32> {

@@ -5,90 +5,60 @@
 //! "configuration": {"level": L}}` (the name numcodecs gives it in Zarr v3).
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
+use super::level::{level_codec_spec, Ops};
 use super::limited::{is_zlib, read_limited};
-use super::v2::int_compressor_spec;
-use super::CodecSpec;
-use super::{config_level, BytesToBytes, CodecContext};
+use super::registry::{CodecSpec, Kind, Param};
 use crate::error::{Result, ZarrError};
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
-use serde_json::{json, Map, Value};
 use std::io::Write;
 
-pub const NAME: &str = "numcodecs.zlib";
+pub static SPEC: CodecSpec = level_codec_spec!(
+    "numcodecs.zlib",
+    "zlib",
+    Param::required("level", Kind::Int(-1, 9)),
+    1,
+    1,
+    &OPS
+);
 
-pub const SPEC: CodecSpec = int_compressor_spec!(NAME, "zlib", "level", 1, "integer -1 to 9", 1);
+static OPS: Ops = Ops {
+    compress,
+    decompress,
+};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Zlib {
-    /// -1 (zlib's default) or 0..=9.
-    pub level: i32,
+fn compress(level: i64, input: &[u8]) -> Result<Vec<u8>> {
+    let fail = |e: std::io::Error| ZarrError::Codec(format!("zlib: compression failed: {e}"));
+    let compression = if level < 0 {
+        Compression::default()
+    } else {
+        Compression::new(level as u32)
+    };
+    let mut enc = ZlibEncoder::new(Vec::with_capacity(input.len() / 2 + 64), compression);
+    enc.write_all(input).map_err(fail)?;
+    enc.finish().map_err(fail)
 }
 
-impl Zlib {
-    pub fn from_config(config: &Map<String, Value>) -> Result<Zlib> {
-        let level = config_level(config, "numcodecs.zlib", -1, 9)?;
-        Ok(Zlib {
-            level: level as i32,
-        })
+fn decompress(input: &[u8], decoded_len: Option<usize>) -> Result<Vec<u8>> {
+    if !is_zlib(input) {
+        return Err(ZarrError::Codec(format!(
+            "zlib: data is not a zlib stream (starts with {:02x?})",
+            &input[..input.len().min(4)]
+        )));
     }
-
-    fn compression(&self) -> Compression {
-        if self.level < 0 {
-            Compression::default()
-        } else {
-            Compression::new(self.level as u32)
-        }
-    }
-}
-
-impl BytesToBytes for Zlib {
-    fn name(&self) -> &'static str {
-        "numcodecs.zlib"
-    }
-
-    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let fail = |e: std::io::Error| ZarrError::Codec(format!("zlib: compression failed: {e}"));
-        let mut enc =
-            ZlibEncoder::new(Vec::with_capacity(input.len() / 2 + 64), self.compression());
-        enc.write_all(&input).map_err(fail)?;
-        enc.finish().map_err(fail)
-    }
-
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        if !is_zlib(&input) {
-            return Err(ZarrError::Codec(format!(
-                "zlib: data is not a zlib stream (starts with {:02x?})",
-                &input[..input.len().min(4)]
-            )));
-        }
-        read_limited(
-            "zlib",
-            ZlibDecoder::new(&input[..]),
-            decoded_len,
-            input.len(),
-        )
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": "numcodecs.zlib", "configuration": {"level": self.level}})
-    }
+    read_limited("zlib", ZlibDecoder::new(input), decoded_len, input.len())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, stepped_doubles as doubles, unhex};
-    use super::super::Warnings;
+    use super::super::test_util::{built, ctx, stepped_doubles as doubles, unhex};
+    use super::super::{BytesToBytes, Warnings};
     use super::*;
+    use serde_json::json;
 
-    fn zlib(level: i64) -> Zlib {
-        Zlib::from_config(json!({ "level": level }).as_object().unwrap()).unwrap()
+    fn zlib(level: i64) -> Box<dyn BytesToBytes> {
+        built(&SPEC, json!({ "level": level })).unwrap()
     }
 
     #[test]
@@ -170,7 +140,7 @@ mod tests {
             json!({"level": 1.5}),
             json!({"level": "1"}),
         ] {
-            let e = Zlib::from_config(cfg.as_object().unwrap()).unwrap_err();
+            let e = built(&SPEC, cfg.clone()).unwrap_err();
             assert_eq!(e.kind(), "metadata", "{cfg}");
             assert!(e.message().contains("numcodecs.zlib"), "{}", e.message());
         }

@@ -9,9 +9,9 @@
 //! back to back, and tells a checksum mismatch apart from other damage so it
 //! can follow `strict_checksums` like the crc32c codec does.
 
+use super::registry::{CodecSpec, Kind, Lit, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{config, CodecSpec, Mode};
-use super::{BytesToBytes, CodecContext};
+use super::{config, BytesToBytes, CodecContext, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
@@ -19,7 +19,7 @@ use zstd::zstd_safe::{self, CParameter, DCtx, InBuffer, OutBuffer};
 
 pub const NAME: &str = "zstd";
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: Some(V2Config {
         id: "zstd",
@@ -41,13 +41,14 @@ pub const SPEC: CodecSpec = CodecSpec {
         filter: false,
     }),
     mode: Mode::BytesToBytes,
-    schema: &[("level", "integer -131072 to 22"), ("checksum", "boolean")],
+    // The level range of the spec (zstd's own minimum is -(1 << 17)).
+    params: &[
+        Param::required("level", Kind::Int(-131_072, 22)),
+        Param::optional("checksum", Kind::Bool, Lit::Bool(false)),
+    ],
     defaults: Some(|_, _| config(&[("level", 1.into()), ("checksum", false.into())])),
+    build: Some(|cfg, _| Ok(Box::new(Zstd::from_config(cfg)?))),
 };
-
-/// The level range of the spec (zstd's own minimum is -(1 << 17)).
-const MIN_LEVEL: i64 = -131_072;
-const MAX_LEVEL: i64 = 22;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zstd {
@@ -57,27 +58,8 @@ pub struct Zstd {
 
 impl Zstd {
     pub fn from_config(config: &Map<String, Value>) -> Result<Zstd> {
-        let bad = |why: String| Err(ZarrError::Metadata(format!("codec 'zstd': {why}")));
-        let level = match config.get("level") {
-            None | Some(Value::Null) => {
-                return bad(format!(
-                    "configuration has no 'level' (an integer {MIN_LEVEL} to {MAX_LEVEL})"
-                ))
-            }
-            Some(v) => match v.as_i64() {
-                Some(l) if (MIN_LEVEL..=MAX_LEVEL).contains(&l) => l as i32,
-                _ => {
-                    return bad(format!(
-                        "level must be an integer from {MIN_LEVEL} to {MAX_LEVEL}, not {v}"
-                    ))
-                }
-            },
-        };
-        let checksum = match config.get("checksum") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => return bad(format!("checksum must be true or false, not {v}")),
-        };
+        let level = SPEC.int(config, "level")? as i32;
+        let checksum = SPEC.flag(config, "checksum")?;
         Ok(Zstd { level, checksum })
     }
 }
@@ -262,8 +244,15 @@ impl Zstd {
 }
 
 impl BytesToBytes for Zstd {
-    fn name(&self) -> &'static str {
-        "zstd"
+    fn spec(&self) -> &'static CodecSpec {
+        &SPEC
+    }
+
+    fn configuration(&self) -> Map<String, Value> {
+        config(&[
+            ("level", self.level.into()),
+            ("checksum", self.checksum.into()),
+        ])
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
@@ -325,10 +314,6 @@ impl BytesToBytes for Zstd {
             ctx.warnings.push(msg);
         }
         Ok(out)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": "zstd", "configuration": {"level": self.level, "checksum": self.checksum}})
     }
 }
 

@@ -1,11 +1,11 @@
 //! Gathers: R vectors -> stored chunk elements, NA becoming the fill value.
 
-use super::kernel::{strided_copy, Span};
 use super::materialize::Materialize;
 use super::na::{is_na_real, NA_INTEGER, NA_INTEGER64};
 use super::RBufPtr;
 use crate::dtype::{DataType, RType};
 use crate::fill::f64_to_f16;
+use crate::layout::{strided_copy, Span};
 
 impl Materialize<'_> {
     /// R buffer -> chunk elements (native endian), CF-encoded where `cf`

@@ -1,11 +1,11 @@
 //! Materializers: decoded chunk elements -> R vectors, one per R type,
 //! each applying the element rules of a `Materialize` on the way.
 
-use super::kernel::{copy_same, strided_copy, Span};
 use super::na::{fill_f64, float_read, na_real, part_matches, NA_INTEGER, NA_INTEGER64};
 use super::RBufPtr;
 use crate::dtype::{DataType, RType};
 use crate::fill::f16_to_f64;
+use crate::layout::{copy_same, strided_copy, Span};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What stands for a missing value in an array's stored elements.
@@ -45,7 +45,38 @@ pub struct Materialize<'a> {
     pub na: NaRule,
     /// CF decoding of reads and encoding of writes (`cf/`): when set, it
     /// converts each element in place of the rules above.
-    pub cf: Option<&'a crate::cf::Cf>,
+    pub cf: Option<&'a dyn ElementTransform>,
+}
+
+/// A conversion of each element between stored values and R values that
+/// takes the place of `Materialize`'s NA rules: the layers above this one
+/// (CF decoding) implement it, so conversion needs to know none of them.
+pub trait ElementTransform: Sync + std::fmt::Debug {
+    /// Decoded chunk elements -> the R buffer, as `Materialize::read_into`.
+    ///
+    /// # Safety
+    /// As `Materialize::read_into`.
+    unsafe fn read_into(
+        &self,
+        dtype: DataType,
+        src: *const u8,
+        src_strides: &[usize],
+        dst: &RBufPtr,
+        spans: &[Vec<Span>],
+    );
+
+    /// The R buffer -> chunk elements, as `Materialize::write_from`.
+    ///
+    /// # Safety
+    /// As `Materialize::write_from`.
+    unsafe fn write_from(
+        &self,
+        dtype: DataType,
+        src: &RBufPtr,
+        dst: *mut u8,
+        dst_strides: &[usize],
+        spans: &[Vec<Span>],
+    );
 }
 
 /// Counts of values that could not be represented exactly on read.

@@ -1,6 +1,5 @@
 //! Element conversion between stored Zarr types and R vectors:
 //!
-//! - `kernel`: the strided N-d copy every read and write goes through;
 //! - `na`: R's NA markers and the fill value <-> NA mapping;
 //! - `materialize`: decoded chunk elements -> R vectors, one materializer
 //!   per R type, all taking the element rules of one `Materialize`;
@@ -19,13 +18,12 @@ macro_rules! le_from {
 
 mod check;
 mod gather;
-mod kernel;
 mod materialize;
 mod na;
 
+pub use crate::layout::{copy_elements, stream_copy, strided_copy, Span};
 pub use check::check_writable;
-pub use kernel::{copy_elements, stream_copy, strided_copy, Span};
-pub use materialize::{Lossy, Materialize, NaRule};
+pub use materialize::{ElementTransform, Lossy, Materialize, NaRule};
 pub use na::{
     fill_to_na_in_place, is_na_real, na_real, scan_for_write, NA_INTEGER, NA_INTEGER64,
     NA_REAL_BITS,

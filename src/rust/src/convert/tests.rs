@@ -1,6 +1,6 @@
-use super::kernel::{map_in_place, map_run};
 use super::na::scan_for_write_plain;
 use super::*;
+use crate::layout::{map_in_place, map_run};
 
 /// Spans from `(src, dst, len)` triples, one list per dimension.
 fn to_spans(runs: &[Vec<(usize, usize, usize)>]) -> Vec<Vec<Span>> {

@@ -233,14 +233,18 @@ impl Array {
             dtype: self.meta.data_type,
             fill: &self.meta.fill_value.bytes,
             na: NaRule::of(self.fill_marks_na()),
-            cf: self.active_cf(),
+            cf: self
+                .active_cf()
+                .map(|c| c as &dyn crate::convert::ElementTransform),
         }
     }
 
     /// The element rules of this array's writes (CF-encoding).
     fn write_materialize(&self) -> Materialize<'_> {
         Materialize {
-            cf: self.write_cf(),
+            cf: self
+                .write_cf()
+                .map(|c| c as &dyn crate::convert::ElementTransform),
             ..self.materialize()
         }
     }

@@ -13,8 +13,8 @@
 
 use super::ArrayMetadata;
 use crate::codec::fixed_string::{FixedString, NAME as FIXED_STRING};
-use crate::codec::Endian;
 use crate::dtype::DataType;
+use crate::dtype::Endian;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 

@@ -100,7 +100,8 @@ fn codecs(list: &Value, prefix: &str, out: &mut Vec<String>) {
     for (i, c) in list.iter().enumerate() {
         let name = c.get("name").and_then(Value::as_str).unwrap_or("");
         let at = format!("{prefix}[{i}]");
-        extension(c, &at, crate::codec::configuration_members(name), out);
+        let members = crate::codec::configuration_members(name);
+        extension(c, &at, members.as_deref(), out);
         if name == "sharding_indexed" {
             for inner in ["codecs", "index_codecs"] {
                 if let Some(l) = c.pointer(&format!("/configuration/{inner}")) {

@@ -3,8 +3,9 @@
 //! and turns `ZarrError` into a value the R side raises as a classed
 //! condition (`zarr_error_<kind>`). Nothing here holds logic of its own.
 
-use crate::codec::{bytes_codec_from_json, CodecContext, Endian, Warnings};
+use crate::codec::{bytes_codec_from_json, CodecContext, Warnings};
 use crate::convert::{decode_elements, encode_elements, RBuf, RBufMut};
+use crate::dtype::Endian;
 use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};
 use crate::error::{Result, ZarrError};

@@ -39,6 +39,27 @@ fn rz_codec_defaults(name: &str, dtype: &str, ndim: i32) -> Robj {
     })
 }
 
+/// `config_json` (a JSON object) completed with codec `name`'s defaults
+/// for `dtype` and `ndim` and checked by the engine, as JSON text: the
+/// configuration R's codec classes hold. Errors are the engine's, naming
+/// the codec and the member.
+/// @noRd
+#[extendr]
+fn rz_codec_configure(name: &str, config_json: &str, dtype: &str, ndim: i32) -> Robj {
+    guard(|| {
+        let dtype = DataType::parse(dtype)?;
+        let spec = crate::codec::spec(name)
+            .ok_or_else(|| ZarrError::Unsupported(format!("unknown codec '{name}'")))?;
+        let config: serde_json::Map<String, serde_json::Value> =
+            match serde_json::from_str(config_json)? {
+                serde_json::Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            };
+        let cfg = spec.configure(&config, dtype, ndim.max(0) as usize)?;
+        Ok(serde_json::to_string(&cfg)?.into())
+    })
+}
+
 /// The data types: name, R type (with bit64), signedness, size in bytes
 /// (NA for strings) and the smallest and largest value (NA where none).
 /// @noRd
@@ -94,5 +115,6 @@ extendr_module! {
     mod registry;
     fn rz_codec_registry;
     fn rz_codec_defaults;
+    fn rz_codec_configure;
     fn rz_data_types;
 }

@@ -9,11 +9,12 @@
 //! `engine.rs`); decode_shard and encode_shard handle whole shards, for
 //! writes and for shards nested in shards.
 
+use super::registry::{CodecSpec, Kind, Lit, Param};
+use super::Mode;
 use super::{CodecChain, CodecContext};
-use super::{CodecSpec, Mode};
-use crate::convert::{copy_elements, Span};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
+use crate::layout::{copy_elements, Span};
 use crate::pool::{self, collect_tasks, run_tasks};
 use crate::store::ByteRange;
 use serde_json::{json, Map, Value};
@@ -27,17 +28,18 @@ pub use parts::{Buffers, ShardParts};
 
 pub const NAME: &str = "sharding_indexed";
 
-pub const SPEC: CodecSpec = CodecSpec {
+pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
     v2: None,
     mode: Mode::ArrayToBytes,
-    schema: &[
-        ("chunk_shape", "inner chunk shape"),
-        ("codecs", "codec list"),
-        ("index_codecs", "codec list"),
-        ("index_location", "\"start\" or \"end\""),
+    params: &[
+        Param::required("chunk_shape", Kind::Other("the inner chunks' shape")),
+        Param::required("codecs", Kind::Other("a codec list")),
+        Param::required("index_codecs", Kind::Other("a codec list")),
+        Param::optional("index_location", Kind::Choice(&["start", "end"]), Lit::Null),
     ],
     defaults: None,
+    build: None,
 };
 
 /// An index entry of an inner chunk that is not stored.

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::codec::fixed_string::FixedString;
+use crate::dtype::numpy::TypeStr;
 
 pub(crate) const ARRAY_MEMBERS: [&str; 9] = [
     "zarr_format",
@@ -70,14 +71,13 @@ pub fn parse_dtype(v: &Value) -> Result<(DataType, Option<Endian>)> {
         }
     };
     let unknown = || malformed(format!(".zarray: unknown dtype '{s}'"));
-    let mut chars = s.chars();
-    let (order, kind) = match (chars.next(), chars.next()) {
-        (Some(o), Some(k)) => (o, k),
+    // Zarr v2 type strings always start with their byte order; the kinds
+    // refused come first, as "<M8[ns]" is no plain type string.
+    let mut head = s.chars();
+    let kind = match (head.next(), head.next()) {
+        (Some('<' | '>' | '|' | '='), Some(k)) => k,
         _ => return Err(unknown()),
     };
-    if !matches!(order, '<' | '>' | '|' | '=') {
-        return Err(unknown());
-    }
     match kind {
         // Python objects: strings, with the vlen-utf8 object codec.
         'O' if s == "|O" => return Ok((DataType::String, None)),
@@ -98,45 +98,25 @@ pub fn parse_dtype(v: &Value) -> Result<(DataType, Option<Endian>)> {
         }
         _ => {}
     }
-    let digits = chars.as_str();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(unknown());
-    }
-    let size: usize = digits.parse().map_err(|_| unknown())?;
-    let dt = match (kind, size) {
-        ('b', 1) => DataType::Bool,
-        ('i', 1) => DataType::Int8,
-        ('i', 2) => DataType::Int16,
-        ('i', 4) => DataType::Int32,
-        ('i', 8) => DataType::Int64,
-        ('u', 1) => DataType::UInt8,
-        ('u', 2) => DataType::UInt16,
-        ('u', 4) => DataType::UInt32,
-        ('u', 8) => DataType::UInt64,
-        ('f', 2) => DataType::Float16,
-        ('f', 4) => DataType::Float32,
-        ('f', 8) => DataType::Float64,
-        ('c', 8) => DataType::Complex64,
-        ('c', 16) => DataType::Complex128,
-        ('f', 12 | 16) | ('c', 24 | 32) => {
+    let t = TypeStr::split(s).ok_or_else(unknown)?;
+    let dt = match (t.kind, t.size) {
+        (_, None) => return Err(unknown()),
+        ('f', Some(12 | 16)) | ('c', Some(24 | 32)) => {
             return Err(ZarrError::Unsupported(format!(
                 "extended-precision data type '{s}' is not supported"
             )))
         }
-        _ => return Err(unknown()),
+        _ => t.data_type().ok_or_else(unknown)?,
     };
-    let endian = match (size, order) {
-        (1, _) => None,
-        (_, '<') => Some(Endian::Little),
-        (_, '>') => Some(Endian::Big),
-        (_, '=') => Some(Endian::native()),
-        _ => {
-            return Err(malformed(format!(
-                ".zarray: dtype '{s}': byte order '|' is only for one-byte types"
-            )))
-        }
-    };
-    Ok((dt, endian))
+    if dt.size() == 1 {
+        return Ok((dt, None));
+    }
+    if t.order == Some('|') {
+        return Err(malformed(format!(
+            ".zarray: dtype '{s}': byte order '|' is only for one-byte types"
+        )));
+    }
+    Ok((dt, Some(t.endian())))
 }
 
 /// The NumPy type string of `dt` stored with `endian` (ignored for

@@ -36,7 +36,7 @@ pub use document::{
 };
 
 use super::*;
-use crate::codec::Endian;
+use crate::dtype::Endian;
 
 /// Store keys of the v2 documents, relative to a node's prefix.
 pub const ZARRAY: &str = ".zarray";

@@ -237,8 +237,12 @@ fn v2_delta_zlib_chunk_decodes() {
         warnings: &w2,
         what: "t",
     };
-    let z = crate::codec::zlib::Zlib { level: 1 };
-    let raw = crate::codec::BytesToBytes::decode(&z, enc, None, &ctx2).unwrap();
+    let z = crate::codec::bytes_codec_from_json(
+        &serde_json::json!({"name": "numcodecs.zlib", "configuration": {"level": 1}}),
+        crate::dtype::DataType::UInt8,
+    )
+    .unwrap();
+    let raw = z.decode(enc, None, &ctx2).unwrap();
     let diffs: Vec<i32> = raw
         .chunks(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))

@@ -257,7 +257,7 @@ pub unsafe fn stream_copy<S: Copy + 'static, D: Copy + 'static>(
 ///
 /// # Safety
 /// As `stream_copy`.
-pub(super) unsafe fn copy_same<S: Copy + 'static, D: Copy + 'static>(
+pub(crate) unsafe fn copy_same<S: Copy + 'static, D: Copy + 'static>(
     stream: bool,
     src: *const S,
     ss: &[usize],
@@ -338,7 +338,7 @@ unsafe fn copy_words<S: Copy, D: Copy>(
 /// Where the CPU has AVX2 (detected at run time) the loop is compiled for
 /// it: the gather of a C-order float64 write, transpose and NA pass over
 /// 128 MiB on one thread, took 19.1 ms with the SSE2 loop and 14.4 ms.
-pub(super) unsafe fn map_in_place<S: Copy, D: Copy>(xs: &mut [S], f: &impl Fn(S) -> D) {
+pub(crate) unsafe fn map_in_place<S: Copy, D: Copy>(xs: &mut [S], f: &impl Fn(S) -> D) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         return map_in_place_avx2(xs, f);
@@ -368,7 +368,7 @@ unsafe fn map_in_place_plain<S: Copy, D: Copy>(xs: &mut [S], f: &impl Fn(S) -> D
 /// nor what `f` captured, so the loop vectorises; as a loop over raw
 /// pointers it reloaded `f`'s captures for every element and stayed scalar.
 /// Not inlined: the guarantees hold at a call's boundary.
-pub(super) fn map_run<S: Copy, D: Copy>(src: &[S], dst: &mut [D], f: &impl Fn(S) -> D) {
+pub(crate) fn map_run<S: Copy, D: Copy>(src: &[S], dst: &mut [D], f: &impl Fn(S) -> D) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.

@@ -3,6 +3,11 @@
 
 use crate::error::{Result, ZarrError};
 
+mod endian;
+pub mod numpy;
+
+pub use endian::Endian;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DataType {
     Bool,

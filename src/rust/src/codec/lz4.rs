@@ -1,0 +1,127 @@
+//! `numcodecs.lz4` (bytes -> bytes; the name numcodecs gives it in Zarr
+//! v3): numcodecs' `LZ4`, a 4-byte little-endian size of the decoded data
+//! then one LZ4 block (not the LZ4 frame format). Configuration:
+//! `acceleration`, an integer (kept and written back; the pure Rust
+//! encoder used here has a single speed).
+
+use super::level::{level_codec_spec, Ops};
+use super::registry::{CodecSpec, Kind, Lit, Param};
+use crate::error::{Result, ZarrError};
+
+pub static SPEC: CodecSpec = level_codec_spec!(
+    "numcodecs.lz4",
+    "lz4",
+    // numcodecs' default when absent.
+    Param::optional("acceleration", Kind::Int(i64::MIN, i64::MAX), Lit::Int(1)),
+    1,
+    1,
+    &OPS
+);
+
+static OPS: Ops = Ops {
+    compress,
+    decompress,
+};
+
+/// The largest output an LZ4 block of `n` bytes can give: each byte of a
+/// block expands to at most 255 (a match length run), plus the literals.
+fn lz4_max_decoded(n: usize) -> usize {
+    n.saturating_mul(255).saturating_add(16)
+}
+
+fn compress(_acceleration: i64, input: &[u8]) -> Result<Vec<u8>> {
+    if u32::try_from(input.len()).is_err() {
+        return Err(ZarrError::Codec(format!(
+            "lz4: {} bytes is too large for numcodecs' 4-byte size header",
+            input.len()
+        )));
+    }
+    Ok(lz4_flex::block::compress_prepend_size(input))
+}
+
+fn decompress(input: &[u8], decoded_len: Option<usize>) -> Result<Vec<u8>> {
+    if input.len() < 4 {
+        return Err(ZarrError::Codec(format!(
+            "lz4: {} bytes is too short for numcodecs' 4-byte size header",
+            input.len()
+        )));
+    }
+    let size = u32::from_le_bytes([input[0], input[1], input[2], input[3]]) as usize;
+    if let Some(n) = decoded_len {
+        if size != n {
+            return Err(ZarrError::Codec(format!(
+                "lz4: the header gives {size} decoded bytes, expected {n}"
+            )));
+        }
+    }
+    if size > lz4_max_decoded(input.len() - 4) {
+        return Err(ZarrError::Codec(format!(
+            "lz4: the header gives {size} decoded bytes, more than {} compressed bytes can hold",
+            input.len() - 4
+        )));
+    }
+    let mut out = vec![0u8; size];
+    let got = lz4_flex::block::decompress_into(&input[4..], &mut out)
+        .map_err(|e| ZarrError::Codec(format!("lz4: cannot decompress: {e}")))?;
+    if got != size {
+        return Err(ZarrError::Codec(format!(
+            "lz4: decompressed to {got} bytes, the header gives {size}"
+        )));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{built, ctx, stepped_doubles as doubles, unhex};
+    use super::super::Warnings;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lz4_round_trips_and_reads_numcodecs() {
+        let w = Warnings::default();
+        let c = built(&SPEC, json!({"acceleration": 1})).unwrap();
+        let data = doubles();
+        let enc = c.encode(data.clone()).unwrap();
+        assert_eq!(&enc[..4], &(data.len() as u32).to_le_bytes());
+        assert!(enc.len() < data.len() / 2);
+        assert!(c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data);
+        assert!(c.decode(enc, None, &ctx(&w)).unwrap() == data);
+        // numcodecs.LZ4().encode(b"hello zarr hello zarr hello zarr\n") (numcodecs 0.16).
+        let known = unhex("21000000bd68656c6c6f207a617272200b00507a6172720a");
+        assert_eq!(
+            c.decode(known, None, &ctx(&w)).unwrap(),
+            b"hello zarr hello zarr hello zarr\n"
+        );
+        let enc = c.encode(Vec::new()).unwrap();
+        assert!(c.decode(enc, Some(0), &ctx(&w)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn lz4_refuses_bad_input() {
+        let w = Warnings::default();
+        let c = built(&SPEC, json!({})).unwrap();
+        assert_eq!(c.configuration()["acceleration"], 1);
+        let enc = c.encode(doubles()).unwrap();
+        for bad in [
+            vec![],
+            vec![1, 0, 0],
+            // a size far beyond what the block can hold
+            [&[0xff, 0xff, 0xff, 0x7f][..], &enc[4..]].concat(),
+            enc[..enc.len() / 2].to_vec(),
+        ] {
+            let e = c.decode(bad, None, &ctx(&w)).unwrap_err();
+            assert_eq!(e.kind(), "codec");
+            assert!(e.message().contains("lz4"), "{}", e.message());
+        }
+        let e = c.decode(enc, Some(8), &ctx(&w)).unwrap_err();
+        assert!(e.message().contains("expected 8"), "{}", e.message());
+        let e = built(&SPEC, json!({"acceleration": "fast"})).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+        assert_eq!(
+            built(&SPEC, json!({"acceleration": 3})).unwrap().to_json(),
+            json!({"name": "numcodecs.lz4", "configuration": {"acceleration": 3}})
+        );
+    }
+}
