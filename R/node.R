@@ -63,9 +63,7 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @return Self, invisibly.
     delete_attributes = function(name) {
       attrs <- self$attributes
-      attrs <- attrs[setdiff(names(attrs), name)]
-      private$.metadata$attributes <- if (length(attrs)) attrs else structure(list(), names = character(0))
-      self$save()
+      node_set_attributes(self, private, attrs[setdiff(names(attrs), name)])
     },
     #' @description Called on each node when it is built into an opened
     #'   hierarchy (its parent is in place); does nothing here. Domain
