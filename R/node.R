@@ -27,7 +27,8 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @description Print the attributes of the node.
     #' @param ... `width = ` sets the width of values.
     print_attributes = function(...) {
-      node_print_attributes(self$attributes, ..., data_type = if (inherits(self, "zarr_array")) self$data_type$data_type)
+      dt <- if (inherits(self, "zarr_array")) self$data_type$data_type
+      node_print_attributes(self$attributes, ..., data_type = dt)
     },
     #' @description Set an attribute and write the metadata to the store.
     #' @param name The name of the attribute, or a path into nested
