@@ -50,7 +50,10 @@
 #' of `.zarray`, "" too, as xarray masks it (the attribute only where the
 #' fill value is null). Without those attributes a string fill value other
 #' than "" (such as this package's default, U+2400) still marks `NA`, and
-#' in v3 "" (zarr-python's default) is text. Markers that are not text
+#' in v3 "" (zarr-python's default) is text. (R-CF's zarr reads elements
+#' equal to such a fill value, and those of chunks never written, as the
+#' fill value itself, "missing" rather than `NA`; here they are `NA`, as
+#' numbers equal to the fill value are in both packages.) Markers that are not text
 #' mark nothing. `NA` written into such an array is stored as the first
 #' marker; where no string reads as `NA` (v3, fill value "", no marker),
 #' writing `NA` is a `zarr_error_type` error rather than a silent "".
