@@ -85,8 +85,9 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   be `low`).
     #'
     #'   A sharded array is shrunk by whole shards only, as in R-CF's zarr:
-    #'   an extent that would end inside a shard that holds data is an
-    #'   error of class `zarr_error_unsupported`. It grows by any amount.
+    #'   shrinking a dimension to an extent that is not a whole number of
+    #'   shards is an error of class `zarr_error_unsupported`. It grows by
+    #'   any amount.
     #'
     #'   Growing and shrinking at the high end store the new metadata only
     #'   after the new region is cleared, so a crash leaves the old shape
