@@ -76,15 +76,25 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   becomes `i + k * chunk` for `k` chunks added.
     #'
     #'   `resize(new_shape)` gives the new shape (growth and shrinking at
-    #'   the high end); `resize(low = , high = )` are R-CF's development
-    #'   API: the number of elements to add (negative: remove) at each end,
-    #'   `low` rounded outward to whole chunks. Two unnamed arguments are
-    #'   read as R-CF's `(low, high)`; a single one is `new_shape` (in R-CF
-    #'   it would be `low`).
+    #'   the high end; an extent may become 0); `resize(low = , high = )`
+    #'   are R-CF's API: the number of elements to add (negative: remove) at
+    #'   each end, one per dimension, `low` rounded outward to whole chunks.
+    #'   As in R-CF's zarr, these may leave no dimension empty (an error of
+    #'   class `zarr_error_argument`). Two unnamed arguments are read as
+    #'   R-CF's `(low, high)`; a single one is `new_shape` (in R-CF it would
+    #'   be `low`).
+    #'
+    #'   A sharded array is shrunk by whole shards only, as in R-CF's zarr:
+    #'   shrinking a dimension to an extent that is not a whole number of
+    #'   shards is an error of class `zarr_error_unsupported`. It grows by
+    #'   any amount.
     #'
     #'   Growing and shrinking at the high end store the new metadata only
     #'   after the new region is cleared, so a crash leaves the old shape
     #'   readable; a move of the low end is not safe from a crash midway.
+    #'   Chunk keys are those of the array's `chunk_key_encoding`: "c/1/0"
+    #'   for an array made here, where R-CF's local and memory stores
+    #'   would name it "c.1.0" (see the store's `separator`).
     #' @param new_shape The new shape, or NULL to use `low` and `high`.
     #' @param low,high Elements to add (remove if negative) at the low and
     #'   high end of each dimension; NULL for none.
@@ -109,8 +119,10 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   renamed, not rewritten; the new dimension has chunks of 1, and the
     #'   existing data is its first index. With `length` > 1 the array then
     #'   grows along it as `resize()` does (the rest reads `NA`; in R-CF the
-    #'   chunk length would equal `length`). A name in `dimension_names`
-    #'   for the new dimension is left empty.
+    #'   chunk length would equal `length`). The new dimension takes the
+    #'   default name (`"<name>_dim_<k>"`, shown as none), where R-CF's zarr
+    #'   drops `dimension_names`. A sharded array is refused, as in R-CF's
+    #'   zarr (`zarr_error_unsupported`).
     #' @param dimension 1-based position of the new dimension: 1 puts it
     #'   first, the number of dimensions + 1 last.
     #' @param length The extent of the new dimension (default 1).

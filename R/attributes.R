@@ -78,7 +78,7 @@ attribute_append <- function(atts, name, value, after = NULL) {
     zarr_abort("argument", sprintf("attribute '%s' is not an array; use set_attribute() to replace it", name))
   }
   current <- unname(as.list(current))
-  at <- if (is.null(after)) length(current) else check_extents(after, 1L, "after", sprintf("attribute '%s'", name), 0)
+  at <- if (is.null(after)) length(current) else check_whole(after, "after", sprintf("attribute '%s'", name), 0)
   attribute_set(atts, name, append(current, list(value), after = min(at, length(current))))
 }
 
@@ -107,7 +107,8 @@ attribute_delete <- function(atts, name) {
 
 # Store edited attributes on a node.
 node_set_attributes <- function(node, private, atts) {
-  if (!length(atts)) atts <- structure(list(), names = character(0))
-  private$.metadata$attributes <- atts
+  # A node left with none has no `attributes` member at all, as in R-CF's
+  # zarr: its metadata reads NULL there (the field `attributes` an empty list).
+  private$.metadata$attributes <- if (length(atts)) atts
   node$save()
 }

@@ -50,7 +50,10 @@
 #' of `.zarray`, "" too, as xarray masks it (the attribute only where the
 #' fill value is null). Without those attributes a string fill value other
 #' than "" (such as this package's default, U+2400) still marks `NA`, and
-#' in v3 "" (zarr-python's default) is text. Markers that are not text
+#' in v3 "" (zarr-python's default) is text. (R-CF's zarr reads elements
+#' equal to such a fill value, and those of chunks never written, as the
+#' fill value itself, "missing" rather than `NA`; here they are `NA`, as
+#' numbers equal to the fill value are in both packages.) Markers that are not text
 #' mark nothing. `NA` written into such an array is stored as the first
 #' marker; where no string reads as `NA` (v3, fill value "", no marker),
 #' writing `NA` is a `zarr_error_type` error rather than a silent "".
@@ -270,4 +273,30 @@ cf_annotate <- function(def, prep, dims, zarr_format) {
     return(meta)
   }
   def
+}
+
+# A `_FillValue` or `missing_value` of a float or complex array as print()
+# shows it: xarray stores those of Zarr v3 as base64 text of a float64's
+# little-endian bytes ("AAAAAAAA+H8=" is NaN), whatever the float type;
+# bytes of the array's own type are taken too. Shown decoded; anything
+# else is shown as it is.
+cf_fill_shown <- function(v, data_type) {
+  size <- unname(c(float16 = 2L, float32 = 4L, float64 = 8L, complex64 = 4L, complex128 = 8L)[data_type])
+  if (is.na(size) || !is.character(v) || length(v) != 1L || !grepl("^[A-Za-z0-9+/]+=*$", v)) return(v)
+  bytes <- tryCatch(jsonlite::base64_dec(v), error = function(e) raw(0))
+  parts <- if (startsWith(data_type, "complex")) 2L else 1L
+  if (length(bytes) == 8L * parts) size <- 8L
+  if (length(bytes) != size * parts) return(v)
+  x <- if (size == 2L) half_to_double(bytes) else readBin(bytes, "double", n = parts, size = size, endian = "little")
+  if (parts == 2L) complex(real = x[1L], imaginary = x[2L]) else x
+}
+
+# IEEE half-precision numbers (little-endian pairs of bytes) as doubles.
+half_to_double <- function(bytes) {
+  bits <- readBin(bytes, "integer", n = length(bytes) %/% 2L, size = 2L, signed = FALSE, endian = "little")
+  sign <- ifelse(bitwAnd(bits, 0x8000L) > 0L, -1, 1)
+  e <- bitwAnd(bitwShiftR(bits, 10L), 0x1FL)
+  m <- bitwAnd(bits, 0x3FFL)
+  ifelse(e == 0L, sign * m * 2^-24,
+         ifelse(e == 31L, ifelse(m == 0L, sign * Inf, NaN), sign * (1 + m / 1024) * 2^(e - 15)))
 }

@@ -66,7 +66,7 @@ float_json <- function(x) {
 # raise a classed error naming the value.
 normalize_fill_value <- function(value, data_type) {
   bad <- function() {
-    zarr_abort("argument", sprintf("fill value %s is not valid for data type '%s'",
+    zarr_abort("argument", sprintf("`fill_value` %s is not valid for data type '%s'",
                                    paste(format(value), collapse = ", "), data_type))
   }
   if (is.null(value) || length(value) == 0L) bad()

@@ -26,17 +26,40 @@
 #' arr[1, ]
 NULL
 
-# The empty argument of `x[, 1]` (never stored in a variable of its own:
-# that variable would count as a missing argument).
-is_empty_arg <- function(a) is.symbol(a) && identical(as.character(a), "")
+# The index of a dimension left empty (`x[, 1]`) or given as an argument
+# that is itself missing (`f <- function(a, i, j) a[i, j]; f(arr, 1, )`):
+# the whole dimension.
+whole_dim <- structure(list(), class = "zarr_whole_dim")
+is_whole_dim <- function(a) inherits(a, "zarr_whole_dim")
 
-# The indices per dimension of a call to `[` or `[<-`, as positive 1-based
-# vectors (NULL for a missing index = whole dimension).
-index_args <- function(x, args, env, shape = x$shape) {
+# The indices of a call to `[` or `[<-` as values, `n` of them, from the
+# method's own arguments `i`, `j` and `...`. They are taken as R passes
+# them, promises evaluated where the call was written (a loop variable, a
+# function's argument, a worker's local), never rebuilt from the call's
+# text; a missing one, left empty or forwarded missing, is `whole_dim`.
+index_values <- function(n, i, j, ...) {
+  out <- vector("list", n)
+  if (n >= 1L) out[1L] <- list(if (missing(i)) whole_dim else i)
+  if (n >= 2L) out[2L] <- list(if (missing(j)) whole_dim else j)
+  if (n >= 3L) {
+    # missing(..k) follows a promise to a missing argument, as missing(i) does.
+    dots <- environment()
+    for (k in seq_len(n - 2L)) {
+      gone <- eval(call("missing", as.name(paste0("..", k))), dots)
+      out[k + 2L] <- list(if (gone) whole_dim else ...elt(k))
+    }
+  }
+  out
+}
+
+# The indices per dimension of a call to `[` or `[<-` (values, as
+# index_values() gives them), as positive 1-based vectors (NULL for a
+# missing index = whole dimension).
+index_args <- function(x, args, shape = x$shape) {
   nd <- length(shape)
   if (length(args) == 1L && nd != 1L) {
-    if (is_empty_arg(args[[1L]])) {
-      args <- rep(list(formals(function(x) NULL)$x), nd)
+    if (is_whole_dim(args[[1L]])) {
+      args <- rep(list(whole_dim), nd)
     } else {
       zarr_abort("selection", sprintf("%s has %d dimensions: give %d indices", array_what(x), nd, nd))
     }
@@ -49,18 +72,9 @@ index_args <- function(x, args, env, shape = x$shape) {
   # built only for a character index or an error, they made up a sixth of
   # the time of a small read.
   lapply(seq_len(nd), function(d) {
-    if (is_empty_arg(args[[d]])) return(NULL)
-    resolve_index(eval(args[[d]], env), shape[d], dimnames(x)[[d]], d, array_what(x))
+    if (is_whole_dim(args[[d]])) return(NULL)
+    resolve_index(args[[d]], shape[d], dimnames(x)[[d]], d, array_what(x))
   })
-}
-
-# The index expressions of a `[` call, without `x` and the named argument
-# `skip` (drop or value).
-call_index_args <- function(call, skip) {
-  args <- as.list(call)[-c(1L, 2L)]
-  nm <- names(args)
-  if (!is.null(nm)) args <- args[nm != skip]
-  args
 }
 
 # One index vector -> positive 1-based indices, with R's rules.
@@ -101,17 +115,17 @@ resolve_index <- function(i, n, names, d, what) {
 #' @rdname array-indexing
 #' @export
 `[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
-  args <- call_index_args(sys.call(), "drop")
+  args <- index_values(nargs() - 1L - !missing(drop), i, j, ...)
   info <- array_read_info(x)
   shape <- info$shape
   nd <- length(shape)
   # x[] (and x[drop = ]) is the whole array, unchanged, as in base R; a
   # 1-d array reads as a plain vector, as R-CF's zarr returns it.
-  if (!length(args) || (length(args) == 1L && is_empty_arg(args[[1L]]))) {
+  if (!length(args) || (length(args) == 1L && is_whole_dim(args[[1L]]))) {
     return(if (nd == 1L && drop) plain_vector(as.array(x)) else as.array(x))
   }
-  if (length(args) == 1L && nd != 1L) return(index_points(x, eval(args[[1L]], parent.frame())))
-  sel <- index_args(x, args, parent.frame(), shape)
+  if (length(args) == 1L && nd != 1L) return(index_points(x, args[[1L]]))
+  sel <- index_args(x, args, shape)
   if (any(vapply(sel, function(s) !is.null(s) && !length(s), logical(1)))) {
     out <- empty_result(x, sel, drop)
     return(if (drop && nd == 1L) plain_vector(out) else out)
@@ -192,8 +206,8 @@ empty_result <- function(x, sel, drop) {
 #' @rdname array-indexing
 #' @export
 `[<-.zarr_array` <- function(x, i, j, ..., value) {
-  args <- call_index_args(sys.call(), "value")
-  sel <- if (length(args)) index_args(x, args, parent.frame()) else rep(list(NULL), length(x$shape))
+  args <- index_values(nargs() - 2L, i, j, ...)
+  sel <- if (length(args)) index_args(x, args) else rep(list(NULL), length(x$shape))
   shape <- selection_shape_r(sel, x$shape)
   n <- prod(shape)
   if (n == 0) return(x)

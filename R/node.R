@@ -26,7 +26,10 @@ zarr_node <- R6::R6Class("zarr_node",
     },
     #' @description Print the attributes of the node.
     #' @param ... `width = ` sets the width of values.
-    print_attributes = function(...) node_print_attributes(self$attributes, ...),
+    print_attributes = function(...) {
+      dt <- if (inherits(self, "zarr_array")) self$data_type$data_type
+      node_print_attributes(self$attributes, ..., data_type = dt)
+    },
     #' @description Set an attribute and write the metadata to the store.
     #' @param name The name of the attribute, or a path into nested
     #'   attributes as in R-CF's zarr: "a/b" is "b" inside the object "a"
@@ -63,9 +66,7 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @return Self, invisibly.
     delete_attributes = function(name) {
       attrs <- self$attributes
-      attrs <- attrs[setdiff(names(attrs), name)]
-      private$.metadata$attributes <- if (length(attrs)) attrs else structure(list(), names = character(0))
-      self$save()
+      node_set_attributes(self, private, attrs[setdiff(names(attrs), name)])
     },
     #' @description Called on each node when it is built into an opened
     #'   hierarchy (its parent is in place); does nothing here. Domain
@@ -202,12 +203,13 @@ node_walk_path <- function(node, node_names) {
   node
 }
 
-node_print_attributes <- function(attrs, width = 60L, ...) {
+node_print_attributes <- function(attrs, width = 60L, ..., data_type = NULL) {
   if (!length(attrs)) return(invisible(NULL))
   cat("attributes:\n")
   w <- max(nchar(names(attrs)))
   for (n in names(attrs)) {
     v <- attrs[[n]]
+    if (n %in% c("_FillValue", "missing_value") && !is.null(data_type)) v <- cf_fill_shown(v, data_type)
     txt <- if (is.list(v)) as.character(to_json(v, pretty = FALSE)) else paste(format(v), collapse = ", ")
     if (nchar(txt) > width) txt <- paste0(substr(txt, 1L, width - 3L), "...")
     cat(sprintf("  %-*s : %s\n", w, n, txt))

@@ -70,12 +70,25 @@ check_reshapable <- function(arr, what) {
 }
 
 check_extents <- function(x, n, arg, what, lo = -Inf) {
-  if (!is.numeric(x) || length(x) != n || anyNA(x) || any(x != trunc(x)) || any(x < lo)) {
-    zarr_abort("argument", sprintf("%s: `%s` must be %d whole number%s%s", what, arg, n, if (n != 1L) "s" else "",
-                                   if (lo == 0) " >= 0" else ""))
+  if (!is.numeric(x) || length(x) != n) {
+    zarr_abort("argument", sprintf("%s: `%s` must have one element per dimension of the array (%d)%s", what, arg, n,
+                                   if (!is.numeric(x) && length(x) == n) ", as numbers" else ""))
+  }
+  if (anyNA(x) || any(x != trunc(x)) || any(x < lo)) {
+    zarr_abort("argument", sprintf("%s: `%s` must be whole numbers%s", what, arg, if (lo == 0) " >= 0" else ""))
   }
   as.numeric(x)
 }
+
+# One number, such as promote()'s `dimension` and `length`.
+check_whole <- function(x, arg, what, lo = 1) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != trunc(x) || x < lo) {
+    zarr_abort("argument", sprintf("%s: `%s` must be one whole number >= %d", what, arg, lo))
+  }
+  as.numeric(x)
+}
+
+is_sharded <- function(meta) any(vapply(meta$codecs, function(cd) identical(cd$name, "sharding_indexed"), logical(1)))
 
 # A value that every element type writes as the fill value: NA, except
 # for bool, whose NA is written as FALSE whatever the fill.
@@ -152,12 +165,23 @@ array_resize <- function(arr, new_shape = NULL, low = NULL, high = NULL) {
   } else {
     high <- if (is.null(high)) numeric(nd) else check_extents(high, nd, "high", what)
     target <- shape + shift * chunk + high
-    if (any(target < 0)) {
-      zarr_abort("argument", sprintf("%s: resizing would give a negative extent (%s)", what,
-                                     paste(target, collapse = " x ")))
+    # (as in R-CF's zarr, element counts never empty a dimension: new_shape can)
+    if (any(target < 1)) {
+      zarr_abort("argument", sprintf("%s: resizing would give a non-positive extent (%s): none may be zero or negative",
+                                     what, paste(target, collapse = " x ")))
     }
   }
   if (all(shift == 0) && all(target == shape)) return(invisible(arr))
+  if (is_sharded(meta)) {
+    # Cutting into a shard would rewrite all of it to clear part; R-CF's zarr
+    # refuses it too. Whole shards are erased, and growth touches none.
+    cut <- target < shape + shift * chunk & target %% chunk != 0
+    if (any(cut)) {
+      zarr_abort("unsupported", sprintf(paste(
+        "%s: shrinking a sharded array to an extent that is not a whole number of shards (%s along dimension %s)",
+        "is not supported"), what, paste(chunk[cut], collapse = ", "), paste(which(cut), collapse = ", ")))
+    }
+  }
   resize_chunks(arr, meta, shape, chunk, shift, target)
 }
 
@@ -231,7 +255,7 @@ array_append <- function(arr, x, along) {
   shape <- as.numeric(arr$shape)
   nd <- length(shape)
   if (!nd) zarr_abort("unsupported", sprintf("%s: nothing can be appended to a 0-d array; use promote()", what))
-  along <- check_extents(along, 1L, "along", what, lo = 1)
+  along <- check_whole(along, "along", what)
   if (along > nd) zarr_abort("argument", sprintf("%s: `along` is %d but the array has %d dimensions", what, along, nd))
   xd <- dim(x) %||% length(x)
   # One slice (a matrix appended to a 3-d array) has no extent along `along`.
@@ -287,13 +311,15 @@ array_promote <- function(arr, dimension, length) {
   what <- array_what(arr)
   check_reshapable(arr, "promote()")
   meta <- arr$metadata
+  if (is_sharded(meta)) zarr_abort("unsupported", sprintf("%s: promote() is not supported for sharded arrays", what))
   shape <- as.numeric(arr$shape)
   nd <- length(shape)
-  dimension <- check_extents(dimension, 1L, "dimension", what, lo = 1)
+  dimension <- check_whole(dimension, "dimension", what)
   if (dimension > nd + 1L) {
-    zarr_abort("argument", sprintf("%s: `dimension` must be from 1 to %d", what, nd + 1L))
+    zarr_abort("argument", sprintf("%s: `dimension` must be between 1 and %d for an array of %d dimension%s", what,
+                                   nd + 1L, nd, if (nd != 1L) "s" else ""))
   }
-  length <- check_extents(length, 1L, "length", what, lo = 1)
+  length <- check_whole(length, "length", what)
   at <- dimension - 1L
   new_meta <- meta
   new_meta$shape <- as.list(append(shape, 1, after = at))

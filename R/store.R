@@ -86,6 +86,25 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @param prefix The prefix.
     #' @return A character vector, sorted.
     list_prefix = function(prefix) zarr_call(rz_store_list_prefix(private$handle, as_prefix(prefix))),
+    #' @description The keys of the chunks (shards of a sharded array)
+    #'   stored for the array at a prefix: every key below it but the
+    #'   metadata documents.
+    #' @param prefix The prefix of the array ("a/b/"; "" for a root array).
+    #' @return A character vector of keys from the store root, sorted.
+    list_chunks = function(prefix) store_list_chunks(self, prefix),
+    #' @description Move the value of a key to another key, byte for byte
+    #'   (any value there is replaced).
+    #' @param old_key The key to move; it must exist.
+    #' @param new_key The key it moves to.
+    #' @return Self, invisibly.
+    rename = function(old_key, new_key) store_rename(self, old_key, new_key),
+    #' @description Move every key below a prefix (and the key of that name,
+    #'   if there is one) to another prefix: in one step on a store whose
+    #'   `supports_prefix_rename` is TRUE, key by key otherwise.
+    #' @param old_prefix,new_prefix Prefixes from the store root, with or
+    #'   without a trailing "/".
+    #' @return Self, invisibly.
+    rename_prefix = function(old_prefix, new_prefix) store_rename_prefix(self, old_prefix, new_prefix),
     #' @description Store a value under a key, replacing any old value.
     #' @param key The key.
     #' @param value A raw vector.
@@ -152,6 +171,10 @@ zarr_store <- R6::R6Class("zarr_store",
     supports_partial_writes = function(value) FALSE,
     #' @field supports_writes (read-only) Whether the store can be written.
     supports_writes = function(value) !self$read_only,
+    #' @field supports_prefix_rename (read-only) Whether `rename_prefix()`
+    #'   moves a whole prefix in one step (a folder of a local store) rather
+    #'   than key by key.
+    supports_prefix_rename = function(value) FALSE,
     #' @field version (read-only) The Zarr version of the store.
     version = function(value) {
       if (is.null(private$handle)) private$.version else zarr_call(rz_node_version(private$handle, 0L))
@@ -224,6 +247,15 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
   inherit = zarr_store,
   cloneable = FALSE,
   public = list(
+    #' @description Move every key below a prefix to another prefix, in one
+    #'   step (a rename of the folder) where that is safe: the target does
+    #'   not exist and no link leads out of the root; key by key otherwise.
+    #' @param old_prefix,new_prefix Prefixes from the store root.
+    #' @return Self, invisibly.
+    rename_prefix = function(old_prefix, new_prefix) {
+      in_one_step <- function(from, to) localstore_rename_folder(self, private, from, to)
+      store_rename_prefix(self, old_prefix, new_prefix, in_one_step)
+    },
     #' @description Create or open a store on the local file system.
     #' @param root The folder of the store; a `file://` URI is accepted.
     #' @param read_only Whether the store is read-only. Default FALSE.
@@ -248,7 +280,10 @@ zarr_localstore <- R6::R6Class("zarr_localstore",
     #' @field root (read-only) The root folder of the store.
     root = function(value) private$.root,
     #' @field uri (read-only) The URI of the store location.
-    uri = function(value) paste0("file://", private$.root)
+    uri = function(value) paste0("file://", private$.root),
+    #' @field supports_prefix_rename (read-only) TRUE: a prefix is a folder,
+    #'   renamed in one step.
+    supports_prefix_rename = function(value) TRUE
   ),
   private = list(.root = NULL)
 )
@@ -285,6 +320,64 @@ zarr_memorystore <- R6::R6Class("zarr_memorystore",
 )
 
 # ---------------------------------------------------------------- helpers
+
+store_list_chunks <- function(store, prefix) {
+  keys <- store$list_prefix(prefix)
+  keys[!basename(keys) %in% c("zarr.json", ".zarray", ".zattrs", ".zgroup")]
+}
+
+store_rename <- function(store, old_key, new_key) {
+  check_string(old_key, "old_key")
+  check_string(new_key, "new_key")
+  value <- store$get(old_key)
+  if (is.null(value)) zarr_abort("not_found", sprintf("cannot rename key '%s': it does not exist", old_key))
+  if (!identical(old_key, new_key)) {
+    store$set(new_key, value)
+    store$erase(old_key)
+  }
+  invisible(store)
+}
+
+store_rename_prefix <- function(store, old_prefix, new_prefix, in_one_step = NULL) {
+  from <- node_key_path(as_prefix(old_prefix))
+  to <- node_key_path(as_prefix(new_prefix))
+  if (!nzchar(from) || !nzchar(to)) zarr_abort("argument", "cannot rename the root of a store")
+  if (identical(from, to)) return(invisible(store))
+  if (startsWith(paste0(to, "/"), paste0(from, "/"))) {
+    zarr_abort("argument", sprintf("cannot rename prefix '%s' into itself ('%s')", from, to))
+  }
+  if (!is.null(in_one_step) && isTRUE(in_one_step(from, to))) return(invisible(store))
+  keys <- store$list_prefix(from)
+  if (store$exists(from)) keys <- c(from, keys)
+  for (k in keys) store_rename(store, k, paste0(to, substring(k, nchar(from) + 1L)))
+  invisible(store)
+}
+
+# A folder (or file) of a local store renamed in one step; FALSE (nothing
+# done) where that is not safe, and the keys are moved one by one instead:
+# a target that exists, or a path that leads out of the root through a link
+# (writes never act through one, see zarr_localstore).
+localstore_rename_folder <- function(store, private, from, to) {
+  if (store$read_only) zarr_abort("read_only", sprintf("cannot rename '%s': the store is read-only", from))
+  # (the engine's key checks: a key with "..", "." or an empty segment is refused)
+  store$exists(from)
+  store$exists(to)
+  root <- normalizePath(private$.root, winslash = "/", mustWork = TRUE)
+  src <- file.path(root, from)
+  dst <- file.path(root, to)
+  if (!file.exists(src) || file.exists(dst)) return(FALSE)
+  inside <- function(path) {
+    while (!dir.exists(path)) path <- dirname(path)
+    real <- normalizePath(path, winslash = "/", mustWork = TRUE)
+    real == root || startsWith(real, paste0(root, "/"))
+  }
+  if (nzchar(Sys.readlink(src)) || !inside(dirname(src)) || !inside(dirname(dst))) return(FALSE)
+  dir.create(dirname(dst), recursive = TRUE, showWarnings = FALSE)
+  if (!file.rename(src, dst)) return(FALSE)
+  node_forget(private$handle, as_prefix(from), below = TRUE)
+  node_forget(private$handle, as_prefix(to), below = TRUE)
+  TRUE
+}
 
 # A path, or a `file://` URI as its path.
 without_file_scheme <- function(x) if (startsWith(x, "file://")) substring(x, 8L) else x
@@ -478,6 +571,25 @@ with_key_encoding <- function(metadata, separator) {
   metadata
 }
 
+# v3 array metadata given as a list without `codecs` (R-CF's zarr takes
+# it so) gets the one codec the specification requires, from array to
+# bytes: `bytes` in little-endian order, `vlen-utf8` for strings.
+with_codecs <- function(metadata) {
+  if (!is.list(metadata) || !identical(as.integer(metadata$zarr_format), 3L) || !is.null(metadata$codecs) ||
+        !is.character(metadata$data_type)) {
+    return(metadata)
+  }
+  dt <- metadata$data_type
+  if (identical(dt, "string")) {
+    metadata$codecs <- list(codec_entry("vlen-utf8", list()))
+    return(metadata)
+  }
+  # (a data type the engine does not know is left for the metadata check to name)
+  cfg <- tryCatch(default_codec_configuration("bytes", NULL, dt, length(metadata$shape)), zarr_error = function(e) NULL)
+  if (!is.null(cfg)) metadata$codecs <- list(codec_entry("bytes", cfg))
+  metadata
+}
+
 store_create_group <- function(self, path, name) {
   check_node_name(name)
   p <- child_path(path, name)
@@ -492,6 +604,6 @@ store_create_array <- function(self, parent, name, metadata) {
   p <- child_path(parent, name)
   check_no_node(self, p)
   metadata <- with_key_encoding(as_store_format(metadata, self$version), self$separator)
-  self$set_metadata(p, metadata)
+  self$set_metadata(p, with_codecs(metadata))
   self$get_metadata(p)
 }

@@ -392,8 +392,8 @@ r_data_type <- function(x) {
 #'   names belong to one array each and never clash. R reads the default
 #'   names back as no names, so `as_zarr(x)[["/"]][]` is `x`.
 #' * numeric arrays carry xarray's `_FillValue` (a v3 attribute: integers
-#'   as numbers, floating point as base64 of a float64; in v2 the fill
-#'   value), so that `NA` shows in xarray as NaN (integers become floating
+#'   as numbers, floating point as base64 of a float64, which `print()`
+#'   shows decoded; in v2 the fill value), so that `NA` shows in xarray as NaN (integers become floating
 #'   point there, as xarray masks them); string arrays (characters,
 #'   factors) carry `missing_value` (v3; the fill value U+2400), so that
 #'   `NA` shows as missing. In Zarr v3 these are attributes, and show in

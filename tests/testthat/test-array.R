@@ -651,9 +651,9 @@ test_that("$shape and chunk shapes are integer vectors, as the manual says", {
   expect_identical(as_zarr(1)$root$shape, 1L)
 })
 
-test_that("the package version sorts above every R-CF release, for packages that need zarr (>= 0.4.0)", {
-  expect_true(utils::packageVersion("zarr") >= "0.5.0")
-  expect_true(utils::packageVersion("zarr") > "0.4.2.9000")
+test_that("the package version sorts above every R-CF release (0.5.1 on CRAN) and its development version", {
+  expect_true(utils::packageVersion("zarr") > "0.5.1")
+  expect_true(utils::packageVersion("zarr") > "0.5.1.9000")
 })
 
 # A store at a temporary path holding an uncompressed n x n float64 array

@@ -409,3 +409,13 @@ test_that("dimension_names and attributes are set on the builder and go into the
   expect_error(b$dimension_names <- list(1, 2), class = "zarr_error_argument", regexp = "dimension_names")
   expect_error(b$attributes <- list(1), class = "zarr_error_argument", regexp = "named list")
 })
+
+test_that("a fill value of the wrong kind for a string array names `fill_value`", {
+  b <- array_builder$new()
+  b$data_type <- "string"
+  expect_error(b$fill_value <- 0L, class = "zarr_error_argument",
+               regexp = "`fill_value` 0 is not valid for data type 'string'", fixed = TRUE)
+  expect_error(b$fill_value <- NA_character_, class = "zarr_error_argument", regexp = "fill_value")
+  b$fill_value <- "N/A"
+  expect_identical(b$fill_value, "N/A")
+})

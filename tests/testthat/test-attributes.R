@@ -63,3 +63,28 @@ test_that("attribute paths with no name in them are zarr_error_argument", {
   expect_error(g$set_attribute("/", 1), class = "zarr_error_argument", regexp = "empty")
   expect_error(g$attribute(NA_character_), class = "zarr_error_argument", regexp = "name")
 })
+
+test_that("deleting the last attribute removes the metadata's attributes member, as in R-CF's zarr", {
+  path <- local_store_path()
+  z <- create_zarr(path)
+  g <- z$root$add_group("g")
+  g$set_attribute("a/b", 1)
+  g$append_array_attribute("list", "x")
+  g$delete_attribute("a")
+  expect_identical(names(g$metadata$attributes), "list")
+  g$delete_attribute("list")
+  expect_null(g$metadata[["attributes"]])
+  expect_identical(g$attributes, structure(list(), names = character(0)))
+  expect_length(open_zarr(path)[["/g"]]$attributes, 0L)
+  g$set_attribute("c", "again")
+  g$delete_attributes("c")
+  expect_null(g$metadata[["attributes"]])
+  # an array with no attribute left (not even the `_FillValue` that
+  # add_array() gives it) reads and writes as before
+  arr <- z$add_array("/", "a", define_array("int32", 3))
+  arr$set_attribute("units", "m")
+  arr$delete_attributes(names(arr$attributes))
+  expect_null(arr$metadata[["attributes"]])
+  arr[] <- 1:3
+  expect_identical(open_zarr(path)[["/a"]][], 1:3)
+})

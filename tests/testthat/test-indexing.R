@@ -408,3 +408,55 @@ test_that("dimnames<- stores labels, which index by name and label the results",
   expect_error(dimnames(a) <- list(r = c("a", "b", "c"), c = NULL), class = "zarr_error_argument",
                regexp = "dimension 1")
 })
+
+test_that("an index argument forwarded missing selects the whole dimension, as base R's `[`", {
+  x <- array(1:60, c(3, 4, 5))
+  arr <- as_zarr(x)[["/"]]
+  pick <- function(a, i, j, k) a[i, j, k]
+  expect_identical(pick(arr, 1, , 2), x[1, , 2])
+  expect_identical(pick(arr, , 3, ), x[, 3, ])
+  expect_identical(pick(arr, , , ), x)
+  pass_on <- function(a, ...) a[...]
+  expect_identical(pass_on(arr, 2, , 3), x[2, , 3])
+  put <- function(a, i, j, k, v) {
+    a[i, j, k] <- v
+    a
+  }
+  put(arr, 1, , 2, -1L)
+  x[1, , 2] <- -1L
+  expect_identical(arr[], x)
+})
+
+test_that("indices from loop variables, function arguments and lapply() are their values there", {
+  x <- array(1:60, c(3, 4, 5))
+  arr <- as_zarr(x)[["/"]]
+  got <- list()
+  for (i in 1:3) got[[i]] <- arr[i, 2, ]
+  expect_identical(got, list(x[1, 2, ], x[2, 2, ], x[3, 2, ]))
+  expect_identical(lapply(1:3, function(k) arr[k, k, k]), list(x[1, 1, 1], x[2, 2, 2], x[3, 3, 3]))
+  # a name that is also one in the method's own frame (`x`, `i`, `drop`)
+  from_arg <- function(a, x, drop) a[x, , drop]
+  expect_identical(from_arg(arr, 2, 4), x[2, , 4])
+  for (j in 1:2) arr[j, j, ] <- 0L
+  x[1, 1, ] <- 0L
+  x[2, 2, ] <- 0L
+  expect_identical(arr[], x)
+})
+
+test_that("a parallel worker indexes an array with its own variables", {
+  x <- array(as.numeric(1:60), c(3, 4, 5))
+  path <- local_store_path()
+  as_zarr(x, location = path)
+  read_slice <- function(k, path) {
+    arr <- zarr::open_zarr(path)[["/"]]
+    arr[k, , k + 1]
+  }
+  want <- list(x[1, , 2], x[2, , 3])
+  if (.Platform$OS.type == "unix") {
+    expect_identical(parallel::mclapply(1:2, read_slice, path = path, mc.cores = 2L), want)
+  }
+  cl <- parallel::makePSOCKcluster(1L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  parallel::clusterCall(cl, function(lib) .libPaths(c(lib, .libPaths())), .libPaths())
+  expect_identical(parallel::parLapply(cl, 1:2, read_slice, path = path), want)
+})

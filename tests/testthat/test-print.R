@@ -96,3 +96,23 @@ test_that("summary() of an array summarises its values", {
   a <- as_zarr(x)[["/"]]
   expect_identical(summary(a), summary(as.vector(x)))
 })
+
+test_that("print() of an array from as_zarr() shows its `_FillValue` decoded, not as base64", {
+  arr <- as_zarr(array(c(1.5, NA), c(1, 2)))[["/"]]
+  expect_identical(arr$attributes[["_FillValue"]], "AAAAAAAA+H8=")
+  out <- capture.output(print(arr))
+  expect_identical(grep("_FillValue", out, value = TRUE), "  _FillValue : NaN")
+  expect_false(any(grepl("AAAAAAAA", out)))
+  # a number of the array's own type, a float16, a complex number; other text as it is
+  enc <- function(x, size) jsonlite::base64_enc(writeBin(x, raw(), size = size, endian = "little"))
+  b <- define_array("float32", 2)
+  b$attributes <- list(`_FillValue` = enc(-2.5, 4), missing_value = enc(1e20, 8))
+  f32 <- create_zarr()$add_array("/", "f", b)
+  out <- capture.output(f32$print_attributes())
+  expect_identical(out[-1], c("  _FillValue    : -2.5", "  missing_value : 1e+20"))
+  expect_identical(zarr:::cf_fill_shown("ADw=", "float16"), 1)
+  expect_identical(zarr:::cf_fill_shown("AP4=", "float16"), NaN)
+  expect_identical(zarr:::cf_fill_shown(enc(c(1, -2), 8), "complex128"), complex(real = 1, imaginary = -2))
+  expect_identical(zarr:::cf_fill_shown("AAAAAAAA+H8=", "int32"), "AAAAAAAA+H8=")
+  expect_identical(zarr:::cf_fill_shown("not base64!", "float64"), "not base64!")
+})

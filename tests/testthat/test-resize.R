@@ -93,7 +93,7 @@ test_that("resize() shifting both low ends at once keeps every chunk", {
   expect_identical(arr[], x)
 })
 
-test_that("resize() of a sharded array erases shards and clears the cut-off part", {
+test_that("resize() of a sharded array erases and moves whole shards; growth may end inside one", {
   def <- define_array("int32", c(8, 8))
   def$chunk_shape <- c(4, 4)
   def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
@@ -101,16 +101,45 @@ test_that("resize() of a sharded array erases shards and clears the cut-off part
   arr <- z$add_array("/", "s", def)
   x <- matrix(1:64, 8)
   arr$write(x)
-  arr$resize(c(6, 4))
-  expect_identical(keys_of(arr), c("c/0/0", "c/1/0"))
-  arr$resize(c(8, 8))
-  want <- matrix(NA_integer_, 8, 8)
-  want[1:6, 1:4] <- x[1:6, 1:4]
+  arr$resize(c(4, 8))
+  expect_identical(keys_of(arr), c("c/0/0", "c/0/1"))
+  arr$resize(c(6, 8))
+  want <- matrix(NA_integer_, 6, 8)
+  want[1:4, ] <- x[1:4, ]
   expect_identical(arr[], want)
   arr$resize(low = c(4, 0))
-  want2 <- matrix(NA_integer_, 12, 8)
-  want2[5:12, ] <- want
+  want2 <- matrix(NA_integer_, 10, 8)
+  want2[5:10, ] <- want
   expect_identical(arr[], want2)
+  expect_identical(keys_of(arr), c("c/1/0", "c/1/1"))
+})
+
+test_that("resize() refuses to cut into a shard, as R-CF's zarr, and leaves the array as it was", {
+  def <- define_array("int32", c(8, 8))
+  def$chunk_shape <- c(4, 4)
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  arr <- create_zarr()$add_array("/", "s", def)
+  x <- matrix(1:64, 8)
+  arr$write(x)
+  expect_error(arr$resize(high = c(0, -2)), class = "zarr_error_unsupported",
+               regexp = "whole number of shards (4 along dimension 2) is not supported", fixed = TRUE)
+  expect_error(arr$resize(c(6, 4)), class = "zarr_error_unsupported", regexp = "'/s'")
+  expect_identical(arr$shape, c(8L, 8L))
+  expect_identical(arr[], x)
+})
+
+test_that("resize(low, high) of the wrong length, or emptying a dimension, is refused in R-CF's words", {
+  arr <- resize_array(matrix(1:16, 4), c(2, 2))
+  expect_error(arr$resize(low = c(1, 1, 1)), class = "zarr_error_argument",
+               regexp = "`low` must have one element per dimension of the array (2)", fixed = TRUE)
+  expect_error(arr$resize(high = 1), class = "zarr_error_argument",
+               regexp = "`high` must have one element per dimension")
+  expect_error(arr$resize(high = c(-4, 0)), class = "zarr_error_argument", regexp = "non-positive extent (0 x 4)",
+               fixed = TRUE)
+  expect_error(arr$resize(low = c(0, -4)), class = "zarr_error_argument", regexp = "non-positive extent (4 x 0)",
+               fixed = TRUE)
+  expect_error(arr$resize(high = c(0.5, 0)), class = "zarr_error_argument", regexp = "`high` must be whole numbers")
+  expect_identical(arr[], matrix(1:16, 4))
 })
 
 test_that("resize() refuses bad shapes, 0-d arrays and read-only stores with classed errors", {
@@ -196,13 +225,40 @@ test_that("promote() turns a 0-d array into a 1-d array", {
   expect_identical(s$read(), c(2.5, 3.5, 4.5))
 })
 
-test_that("promote() of a sharded array keeps its data", {
+test_that("promote() of a sharded array is refused, as R-CF's zarr, and changes nothing", {
   def <- define_array("int32", c(4, 4))
   def$chunk_shape <- c(4, 4)
   def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
   arr <- create_zarr()$add_array("/", "s", def)
   arr$write(matrix(1:16, 4))
-  arr$promote(2)
-  expect_identical(arr[, 1, ], matrix(1:16, 4))
-  expect_identical(arr$chunking$inner_shape, c(2L, 1L, 2L))
+  expect_error(arr$promote(2), class = "zarr_error_unsupported",
+               regexp = "array '/s': promote() is not supported for sharded arrays", fixed = TRUE)
+  expect_identical(arr$shape, c(4L, 4L))
+  expect_identical(arr[], matrix(1:16, 4))
+})
+
+test_that("promote(dimension) out of range names the range in R-CF's words", {
+  arr <- resize_array(array(1:8, c(2, 2, 2)), c(2, 2, 2))
+  expect_error(arr$promote(5), class = "zarr_error_argument",
+               regexp = "`dimension` must be between 1 and 4 for an array of 3 dimensions", fixed = TRUE)
+  expect_error(arr$promote(0), class = "zarr_error_argument", regexp = "`dimension` must be one whole number >= 1")
+  expect_error(arr$promote(1, length = 0), class = "zarr_error_argument", regexp = "`length`")
+  expect_identical(arr$shape, c(2L, 2L, 2L))
+})
+
+test_that("a 0-d array added from metadata without codecs promotes to a 1-d array that reads and writes", {
+  z <- create_zarr()
+  meta <- list(zarr_format = 3L, node_type = "array", shape = list(), data_type = "int32",
+               fill_value = -7L, chunk_grid = list(name = "regular", configuration = list(chunk_shape = list())))
+  sc <- z$add_array("/", "sc", meta)
+  expect_identical(vapply(sc$metadata$codecs, function(cd) cd$name, ""), "bytes")
+  sc$promote(1)
+  expect_identical(sc$shape, 1L)
+  expect_identical(sc$chunking$chunk_shape, 1L)
+  expect_identical(sc$read(), NA_integer_)
+  sc$write(42L)
+  expect_identical(sc$read(), 42L)
+  expect_identical(z[["/sc"]][1], 42L)
+  sc$resize(high = 2)
+  expect_identical(sc[], c(42L, NA, NA))
 })

@@ -458,3 +458,82 @@ test_that("writes round-trip with zarr.atomic_writes and zarr.fsync on or off", 
     expect_identical(list.files(path, all.files = TRUE, recursive = TRUE, pattern = "tmp"), character(0))
   }
 })
+
+test_that("list_chunks() gives an array's chunk keys without its metadata documents", {
+  for (s in new_stores()) {
+    s$create_group("", "")
+    z <- zarr$new(s)
+    def <- define_array("int32", c(4, 4))
+    def$chunk_shape <- c(2, 2)
+    arr <- z$add_array("/", "a", def)
+    arr[1:2, ] <- 1L
+    expect_identical(s$list_chunks("a/"), c("a/c/0/0", "a/c/0/1"), info = class(s)[1])
+    expect_identical(s$list_chunks("a"), c("a/c/0/0", "a/c/0/1"), info = class(s)[1])
+    expect_identical(s$list_chunks("none/"), character(0), info = class(s)[1])
+    for (k in c("b/.zarray", "b/.zattrs", "b/0.0")) s$set(k, bytes(2))
+    expect_identical(s$list_chunks("b"), "b/0.0", info = class(s)[1])
+  }
+})
+
+test_that("rename() moves one value byte for byte; a missing key is zarr_error_not_found", {
+  for (s in new_stores()) {
+    s$set("x/a", bytes(5))
+    s$set("x/b", bytes(3, 9))
+    expect_invisible(s$rename("x/a", "y/a"))
+    expect_identical(s$get("y/a"), bytes(5), info = class(s)[1])
+    expect_false(s$exists("x/a"))
+    s$rename("y/a", "x/b")
+    expect_identical(s$get("x/b"), bytes(5), info = class(s)[1])
+    expect_identical(s$list(), "x/b", info = class(s)[1])
+    expect_error(s$rename("gone", "z"), class = "zarr_error_not_found", regexp = "'gone'")
+  }
+})
+
+test_that("supports_prefix_rename is TRUE for a local store (a folder renamed in one step), FALSE in memory", {
+  stores <- new_stores()
+  expect_false(stores$memory$supports_prefix_rename)
+  expect_true(stores$local$supports_prefix_rename)
+  for (s in stores) {
+    s$set("a/c/0/0", bytes(4))
+    s$set("a/c/0/1", bytes(4, 5))
+    s$set("a/c/1/0", bytes(4, 9))
+    s$set("a/c0", bytes(2))
+    expect_invisible(s$rename_prefix("a/c/0", "a/c/3"))
+    expect_identical(s$list(), c("a/c/1/0", "a/c/3/0", "a/c/3/1", "a/c0"), info = class(s)[1])
+    expect_identical(s$get("a/c/3/1"), bytes(4, 5), info = class(s)[1])
+    # a single chunk, the last dimension's key, is a prefix too
+    s$rename_prefix("a/c/1/0/", "a/c/2/0")
+    expect_identical(s$get("a/c/2/0"), bytes(4, 9), info = class(s)[1])
+    expect_error(s$rename_prefix("a/c", "a/c/sub"), class = "zarr_error_argument", regexp = "into itself")
+    expect_error(s$rename_prefix("", "b"), class = "zarr_error_argument", regexp = "root")
+  }
+  root <- stores$local$root
+  expect_false(dir.exists(file.path(root, "a", "c", "0")))
+  expect_true(dir.exists(file.path(root, "a", "c", "3")))
+})
+
+test_that("rename_prefix() onto keys that exist moves key by key, replacing them", {
+  for (s in new_stores()) {
+    s$set("p/0", bytes(2))
+    s$set("p/1", bytes(2, 3))
+    s$set("q/1", bytes(1))
+    s$set("q/2", bytes(1, 7))
+    s$rename_prefix("p", "q")
+    expect_identical(s$list(), c("q/0", "q/1", "q/2"), info = class(s)[1])
+    expect_identical(s$get("q/1"), bytes(2, 3), info = class(s)[1])
+  }
+})
+
+test_that("rename_prefix() never moves a folder through a link out of the root", {
+  skip_on_os("windows")
+  outside <- local_store_path()
+  out <- zarr_localstore$new(outside)
+  out$set("d/0", bytes(3))
+  path <- local_store_path()
+  s <- zarr_localstore$new(path)
+  s$set("zarr.json", charToRaw('{"zarr_format": 3, "node_type": "group"}'))
+  file.symlink(file.path(outside, "d"), file.path(path, "d"))
+  expect_error(s$rename_prefix("d", "e"), class = "zarr_error_invalid_key")
+  expect_identical(out$get("d/0"), bytes(3))
+  expect_error(zarr_localstore$new(path, read_only = TRUE)$rename_prefix("d", "e"), class = "zarr_error_read_only")
+})
