@@ -64,7 +64,8 @@ NULL
 
 #' @rdname zarr_delayed_array
 #' @export
-ZarrArray <- function(location, name = NULL) {
+# (Bioconductor's names: HDF5Array(), writeHDF5Array(), ...)
+ZarrArray <- function(location, name = NULL) { # nolint: object_name_linter.
   delayed_array_need()
   z <- if (inherits(location, "zarr")) location else open_zarr(location)
   arr <- if (is.null(name)) z$root else z[[name]]
@@ -76,8 +77,8 @@ ZarrArray <- function(location, name = NULL) {
 
 #' @rdname zarr_delayed_array
 #' @export
-writeZarrArray <- function(x, location = NULL, name = NULL, chunk_shape = NULL, data_type = NULL,
-                           zarr_format = 3L, verbose = NA) {
+writeZarrArray <- function(x, location = NULL, name = NULL, chunk_shape = NULL, # nolint: object_name_linter.
+                           data_type = NULL, zarr_format = 3L, verbose = NA) {
   delayed_array_need()
   d <- dim(x)
   if (is.null(d)) zarr_abort("argument", "`x` must be an array-like object with dimensions")

@@ -1,0 +1,276 @@
+# stars data cubes from Zarr variables, and back. A CF variable (as xarray
+# writes it) names its dimensions; each dimension's values are the 1-d
+# array of the same name beside it (its coordinate variable), with cell
+# bounds in the array its `bounds` attribute names, and a CRS in the
+# variable its `grid_mapping` attribute names. stars is suggested: the
+# st_as_stars() methods are registered by the NAMESPACE for when it is
+# loaded.
+
+#' Zarr variables as stars data cubes
+#'
+#' `st_as_stars()` (of the stars package) reads a Zarr array, or the
+#' variables of a group, as a `stars` data cube whose dimensions are the
+#' variable's, in Zarr's order, named by its `dimension_names` (xarray's
+#' `_ARRAY_DIMENSIONS` in Zarr v2). The values of a dimension are those of
+#' the 1-d array of the same name in the variable's group (its CF
+#' coordinate variable), CF-decoded (see [cf_decoding]): times as POSIXct.
+#' Evenly spaced values become an offset and a delta, numbers as cell
+#' centres (as CF coordinates are), times as instants; the cell bounds of a
+#' coordinate with a `bounds` attribute become intervals. A dimension
+#' without a coordinate variable counts 1, 2, .... The variable's `units`
+#' attribute becomes its units (where the units package knows them), and
+#' the CRS is taken from the `crs_wkt` or `spatial_ref` attribute of the
+#' variable its `grid_mapping` attribute names. Dimensions named `x`/`y`,
+#' `lon`/`lat` or `longitude`/`latitude` are the raster's.
+#'
+#' Of a group (or a [zarr] object: its root), `st_as_stars()` reads every
+#' variable with the dimensions of the first data variable (or of
+#' `variables`, when given) as attributes of one cube. Data variables are
+#' the arrays that are not coordinate, bounds or grid-mapping variables.
+#'
+#' [as_zarr()] of a `stars` object writes the reverse: each attribute as a
+#' variable with the cube's dimension names, a coordinate variable per
+#' dimension (cell centres, or the interval starts of times), a
+#' `<dimension>_bounds` array where the dimension has intervals or cells,
+#' `units`, and the CRS in a `spatial_ref` variable that the attribute
+#' `grid_mapping` names, so that xarray opens it with the same coordinates.
+#'
+#' The cube is read into memory in full: subset large arrays first (for
+#' example with `arr[...]`), or work on them in blocks with
+#' [zarr_delayed_array].
+#'
+#' @param .x A [zarr_array], [zarr_group] or [zarr] object.
+#' @param ... Ignored.
+#' @param variables For a group, the names of the arrays to read; NULL
+#'   (the default) for all that share the first data variable's dimensions.
+#' @return A `stars` object.
+#' @name zarr_stars
+#' @examples
+#' if (requireNamespace("stars", quietly = TRUE)) {
+#'   z <- create_zarr()
+#'   as_zarr(array(c(0, 10, 20), 3, list(lon = NULL)), "lon", z$root)
+#'   as_zarr(array(c(50, 51), 2, list(lat = NULL)), "lat", z$root)
+#'   v <- as_zarr(array(1:6, c(3, 2), list(lon = NULL, lat = NULL)), "v", z$root)
+#'   stars::st_as_stars(z)
+#' }
+NULL
+
+#' @rdname zarr_stars
+#' @exportS3Method stars::st_as_stars
+st_as_stars.zarr_array <- function(.x, ...) { # nolint: object_name_linter. (an S3 method of stars)
+  stars_need()
+  group <- .x$parent
+  names <- stars_dims(.x)
+  stars_cube(stats::setNames(list(.x), basename(.x$path)), names, group)
+}
+
+#' @rdname zarr_stars
+#' @exportS3Method stars::st_as_stars
+st_as_stars.zarr_group <- function(.x, ..., variables = NULL) { # nolint: object_name_linter.
+  stars_need()
+  arrays <- stars_group_arrays(.x)
+  if (is.null(variables)) {
+    data <- stars_data_variables(arrays)
+    if (!length(data)) zarr_abort("argument", sprintf("group '%s' has no data variable", .x$path))
+    dims <- stars_dims(arrays[[data[1L]]])
+    variables <- data[vapply(data, function(v) identical(stars_dims(arrays[[v]]), dims), logical(1))]
+  }
+  missing <- setdiff(variables, names(arrays))
+  if (length(missing)) {
+    zarr_abort("argument", sprintf("group '%s' has no array '%s'", .x$path, missing[1L]))
+  }
+  dims <- stars_dims(arrays[[variables[1L]]])
+  for (v in variables) {
+    if (!identical(stars_dims(arrays[[v]]), dims)) {
+      zarr_abort("argument", sprintf("array '%s' does not have the dimensions (%s) of '%s'",
+                                     arrays[[v]]$path, paste(dims, collapse = ", "), arrays[[variables[1L]]]$path))
+    }
+  }
+  stars_cube(arrays[variables], dims, .x)
+}
+
+#' @rdname zarr_stars
+#' @exportS3Method stars::st_as_stars
+st_as_stars.zarr <- function(.x, ..., variables = NULL) { # nolint: object_name_linter.
+  root <- .x$root
+  if (inherits(root, "zarr_array")) return(st_as_stars.zarr_array(root, ...))
+  st_as_stars.zarr_group(root, ..., variables = variables)
+}
+
+stars_need <- function() {
+  if (!requireNamespace("stars", quietly = TRUE)) {
+    zarr_abort("unsupported", "this needs the package stars, which is not installed")
+  }
+}
+
+# The dimension names of an array, with "dim_<k>" where it has none.
+stars_dims <- function(arr) {
+  dn <- arr$dimension_names
+  n <- length(arr$shape)
+  if (is.null(dn)) return(paste0("dim_", seq_len(n)))
+  ifelse(is.na(dn) | !nzchar(dn), paste0("dim_", seq_len(n)), dn)
+}
+
+# The arrays directly in a group, by name.
+stars_group_arrays <- function(group) {
+  if (is.null(group)) return(list())
+  kids <- group$children
+  kids <- kids[vapply(kids, function(k) inherits(k, "zarr_array"), logical(1))]
+  names(kids) <- vapply(kids, function(k) k$name, character(1))
+  kids
+}
+
+# The names of the data variables among `arrays`: not named after a
+# dimension (coordinates), nor named by a bounds, grid_mapping or
+# coordinates attribute.
+stars_data_variables <- function(arrays) {
+  dims <- unique(unlist(lapply(arrays, stars_dims)))
+  named <- unlist(lapply(arrays, function(a) {
+    at <- a$attributes
+    c(at$bounds, at$grid_mapping, if (is.character(at$coordinates)) strsplit(at$coordinates, " ")[[1L]])
+  }))
+  setdiff(names(arrays), c(dims, named))
+}
+
+# The stars object of `arrays` (a named list of arrays with dimensions
+# `names`), with coordinates from `group`.
+stars_cube <- function(arrays, names, group) {
+  siblings <- stars_group_arrays(group)
+  shape <- arrays[[1L]]$shape
+  dv <- lapply(seq_along(names), function(d) stars_dimension_values(siblings, names[d], shape[d]))
+  values <- stats::setNames(lapply(dv, `[[`, "values"), names)
+  centres <- vapply(dv, `[[`, logical(1), "centres")
+  # (coordinates without bounds that are not evenly spaced numbers, such
+  # as times, are points, not the starts of cells)
+  points <- vapply(dv, `[[`, logical(1), "instants")
+  dims <- do.call(stars::st_dimensions, c(values, list(.raster = stars_raster_dims(names), cell_midpoints = centres,
+                                                       point = points)))
+  cube <- stars::st_as_stars(lapply(arrays, stars_values), dimensions = dims)
+  crs <- NULL
+  for (a in arrays) crs <- crs %||% stars_crs(a, siblings)
+  if (!is.null(crs)) cube <- sf::st_set_crs(cube, crs)
+  cube
+}
+
+# The values of dimension `name` (extent `n`), from its coordinate
+# variable: list(values, centres = whether they are cell centres, instants
+# = whether they are times of no extent). With bounds, the cells' starts
+# when the cells are regular and contiguous (stars makes them an offset and
+# a delta), else intervals; 1..n without a coordinate variable.
+stars_dimension_values <- function(siblings, name, n) {
+  out <- function(values, centres = FALSE, instants = FALSE) {
+    list(values = values, centres = centres, instants = instants)
+  }
+  coord <- siblings[[name]]
+  if (is.null(coord) || length(coord$shape) != 1L || coord$shape != n) return(out(seq_len(n)))
+  v <- coord[]
+  dim(v) <- NULL
+  timed <- inherits(v, "POSIXct")
+  bounds <- coord$attributes$bounds
+  b <- if (is.character(bounds)) siblings[[bounds]]
+  if (is.null(b) || !identical(as.numeric(b$shape), c(n, 2))) {
+    # Evenly spaced numbers are the centres of cells (an offset and a
+    # delta); other coordinates without bounds are points, kept as they are.
+    regular <- n > 1L && !timed && all(abs(diff(diff(v))) <= 1e-9 * abs(v[2L] - v[1L]))
+    return(out(v, centres = regular, instants = !regular))
+  }
+  bv <- b[]
+  start <- bv[, 1L]
+  end <- bv[, 2L]
+  if (timed) {
+    # (xarray encodes the bounds of times with the times' units)
+    start <- .POSIXct(as.numeric(start), tz = "UTC")
+    end <- .POSIXct(as.numeric(end), tz = "UTC")
+  }
+  width <- as.numeric(end) - as.numeric(start)
+  contiguous <- n == 1L || all(as.numeric(end[-n]) == as.numeric(start[-1L]))
+  if (contiguous && all(abs(width - width[1L]) <= 1e-9 * abs(width[1L]))) return(out(start))
+  out(stars::make_intervals(start, end))
+}
+
+# The data of a variable, with its units where the units package knows them.
+stars_values <- function(arr) {
+  x <- arr[]
+  if (is.null(dim(x))) x <- array(x, length(x))
+  dimnames(x) <- NULL
+  u <- arr$attributes$units
+  if (is.character(u) && length(u) == 1L && requireNamespace("units", quietly = TRUE) && is.numeric(x) &&
+        !inherits(x, c("POSIXct", "difftime"))) {
+    x <- tryCatch(units::set_units(x, u, mode = "standard"), error = function(e) x)
+  }
+  x
+}
+
+# Which two of `names` are the raster's x and y, as stars wants them.
+stars_raster_dims <- function(names) {
+  pairs <- list(c("x", "y"), c("lon", "lat"), c("longitude", "latitude"))
+  for (p in pairs) if (all(p %in% names)) return(p)
+  rep(NA_character_, 2L)
+}
+
+# The CRS of a variable from the variable its grid_mapping names.
+stars_crs <- function(arr, siblings) {
+  gm <- arr$attributes$grid_mapping
+  if (!is.character(gm) || is.null(siblings[[gm]])) return(NULL)
+  at <- siblings[[gm]]$attributes
+  wkt <- at$crs_wkt %||% at$spatial_ref
+  if (!is.character(wkt)) return(NULL)
+  sf::st_crs(wkt)
+}
+
+# as_zarr() of a stars object: its attributes as variables, a coordinate
+# variable per dimension, bounds and the CRS (see zarr_stars).
+stars_as_zarr <- function(x, name, location, zarr_format) {
+  stars_need()
+  if (!is.null(name)) zarr_abort("argument", "a stars object is written as a group: give `location`, not `name`")
+  group <- if (inherits(location, "zarr_group")) location else create_zarr(location, zarr_format)$root
+  d <- stars::st_dimensions(x)
+  dims <- names(d)
+  crs <- sf::st_crs(x)
+  bounds <- unlist(lapply(dims, function(k) stars_write_dimension(group, x, k)))
+  # (xarray shows the variables named in `coordinates` as coordinates)
+  others <- c(bounds, if (!is.na(crs)) "spatial_ref")
+  for (v in names(x)) {
+    val <- x[[v]]
+    u <- if (inherits(val, "units")) as.character(units::deparse_unit(val))
+    if (inherits(val, "units")) val <- units::drop_units(val)
+    val <- array(val, dim(x), stats::setNames(vector("list", length(dims)), dims))
+    arr <- as_zarr(val, name = v, location = group)
+    if (!is.null(u)) arr$set_attribute("units", u)
+    if (!is.na(crs)) arr$set_attribute("grid_mapping", "spatial_ref")
+    if (length(others)) arr$set_attribute("coordinates", paste(others, collapse = " "))
+  }
+  if (!is.na(crs)) {
+    ref <- as_zarr(array(0L, 1L, list(spatial_ref_dim = NULL)), name = "spatial_ref", location = group)
+    ref$set_attribute("crs_wkt", crs$wkt)
+    ref$set_attribute("spatial_ref", crs$wkt)
+  }
+  if (inherits(location, "zarr_group")) invisible(group) else zarr$new(group$store)
+}
+
+# Writes the coordinate variable of dimension `k` of `x`, and its bounds
+# where the dimension has cells or intervals; returns the name of the
+# bounds variable (NULL for none).
+stars_write_dimension <- function(group, x, k) {
+  dim1 <- function(v, nm) structure(v, dim = length(v), dimnames = stats::setNames(list(NULL), nm))
+  dk <- stars::st_dimensions(x)[[k]]
+  timed <- is.character(dk$refsys) && dk$refsys %in% c("POSIXct", "Date")
+  # (times name the start of their cells, as stars has them; numbers the centres)
+  vals <- if (timed) stars::st_get_dimension_values(x, k, where = "start") else
+    stars::st_get_dimension_values(x, k, center = TRUE)
+  if (inherits(vals, "intervals")) vals <- vals$start
+  coord <- as_zarr(dim1(vals, k), name = k, location = group)
+  cells <- is.na(dk$point) || !dk$point
+  intervals <- inherits(dk$values, "intervals") || (is.null(dk$values) && !is.na(dk$delta))
+  if (!cells || !intervals) return(NULL)
+  start <- stars::st_get_dimension_values(x, k, where = "start")
+  end <- stars::st_get_dimension_values(x, k, where = "end")
+  b <- cbind(start, end)
+  if (inherits(start, "POSIXct")) b <- .POSIXct(b, tz = "UTC")
+  dimnames(b) <- list(NULL, NULL)
+  names(dimnames(b)) <- c(k, "bounds")
+  bname <- paste0(k, "_bounds")
+  as_zarr(b, name = bname, location = group)
+  coord$set_attribute("bounds", bname)
+  bname
+}
