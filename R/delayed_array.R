@@ -119,6 +119,10 @@ delayed_new_array <- function(x, location, name, chunk_shape, data_type, zarr_fo
 # environment, as S4 slots cannot hold R6 objects) and what DelayedArray
 # asks of it without a read.
 zarr_seed <- function(arr) {
+  if (any(arr$shape > .Machine$integer.max)) {
+    zarr_abort("unsupported", sprintf("%s: DelayedArray takes extents of at most %d", array_what(arr),
+                                      .Machine$integer.max))
+  }
   methods::new("ZarrArraySeed", node = zarr_node_env(arr), location = store_location(arr$store),
                name = arr$path, dim = as.integer(arr$shape), dimnames = seed_dimnames(arr),
                chunkdim = as.integer(arr$chunking$chunk_shape), type = seed_type(arr))

@@ -35,14 +35,17 @@
 #' `units`, and the CRS in a `spatial_ref` variable that the attribute
 #' `grid_mapping` names, so that xarray opens it with the same coordinates.
 #'
-#' The cube is read into memory in full: subset large arrays first (for
-#' example with `arr[...]`), or work on them in blocks with
-#' [zarr_delayed_array].
+#' The cube is read into memory: for a large variable read a part of it
+#' with `selection` (coordinates and bounds follow), or work on it in
+#' blocks with [zarr_delayed_array].
 #'
 #' @param .x A [zarr_array], [zarr_group] or [zarr] object.
 #' @param ... Ignored.
 #' @param variables For a group, the names of the arrays to read; NULL
 #'   (the default) for all that share the first data variable's dimensions.
+#' @param selection NULL (the default) for the whole cube, or a list with
+#'   one entry per dimension: NULL for all of it, or a range of 1-based
+#'   indices `c(first, last)` as in `zarr_array$read()`.
 #' @return A `stars` object.
 #' @name zarr_stars
 #' @examples
@@ -57,16 +60,16 @@ NULL
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr_array <- function(.x, ...) { # nolint: object_name_linter. (an S3 method of stars)
+st_as_stars.zarr_array <- function(.x, ..., selection = NULL) { # nolint: object_name_linter. (stars' method)
   stars_need()
   group <- .x$parent
   names <- stars_dims(.x)
-  stars_cube(stats::setNames(list(.x), basename(.x$path)), names, group)
+  stars_cube(stats::setNames(list(.x), basename(.x$path)), names, group, selection)
 }
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr_group <- function(.x, ..., variables = NULL) { # nolint: object_name_linter.
+st_as_stars.zarr_group <- function(.x, ..., variables = NULL, selection = NULL) { # nolint: object_name_linter.
   stars_need()
   arrays <- stars_group_arrays(.x)
   if (is.null(variables)) {
@@ -86,15 +89,15 @@ st_as_stars.zarr_group <- function(.x, ..., variables = NULL) { # nolint: object
                                      arrays[[v]]$path, paste(dims, collapse = ", "), arrays[[variables[1L]]]$path))
     }
   }
-  stars_cube(arrays[variables], dims, .x)
+  stars_cube(arrays[variables], dims, .x, selection)
 }
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr <- function(.x, ..., variables = NULL) { # nolint: object_name_linter.
+st_as_stars.zarr <- function(.x, ..., variables = NULL, selection = NULL) { # nolint: object_name_linter.
   root <- .x$root
-  if (inherits(root, "zarr_array")) return(st_as_stars.zarr_array(root, ...))
-  st_as_stars.zarr_group(root, ..., variables = variables)
+  if (inherits(root, "zarr_array")) return(st_as_stars.zarr_array(root, ..., selection = selection))
+  st_as_stars.zarr_group(root, ..., variables = variables, selection = selection)
 }
 
 stars_need <- function() {
@@ -133,11 +136,14 @@ stars_data_variables <- function(arrays) {
 }
 
 # The stars object of `arrays` (a named list of arrays with dimensions
-# `names`), with coordinates from `group`.
-stars_cube <- function(arrays, names, group) {
+# `names`), with coordinates from `group`, of the region `selection`.
+stars_cube <- function(arrays, names, group, selection = NULL) {
   siblings <- stars_group_arrays(group)
   shape <- arrays[[1L]]$shape
-  dv <- lapply(seq_along(names), function(d) stars_dimension_values(siblings, names[d], shape[d]))
+  # (range_selection() checks it, and says what is wrong with it)
+  sel <- range_selection(selection, shape, array_what(arrays[[1L]])) %||% lapply(shape, engine_whole)
+  picks <- lapply(sel, function(r) r[1L] + seq_len(r[2L]))
+  dv <- lapply(seq_along(names), function(d) stars_dimension_values(siblings, names[d], shape[d], picks[[d]]))
   values <- stats::setNames(lapply(dv, `[[`, "values"), names)
   centres <- vapply(dv, `[[`, logical(1), "centres")
   # (coordinates without bounds that are not evenly spaced numbers, such
@@ -145,52 +151,55 @@ stars_cube <- function(arrays, names, group) {
   points <- vapply(dv, `[[`, logical(1), "instants")
   dims <- do.call(stars::st_dimensions, c(values, list(.raster = stars_raster_dims(names), cell_midpoints = centres,
                                                        point = points)))
-  cube <- stars::st_as_stars(lapply(arrays, stars_values), dimensions = dims)
+  cube <- stars::st_as_stars(lapply(arrays, stars_values, selection = selection), dimensions = dims)
   crs <- NULL
   for (a in arrays) crs <- crs %||% stars_crs(a, siblings)
   if (!is.null(crs)) cube <- sf::st_set_crs(cube, crs)
   cube
 }
 
-# The values of dimension `name` (extent `n`), from its coordinate
-# variable: list(values, centres = whether they are cell centres, instants
+# The values of dimension `name` (extent `n`) at the indices `pick`, from
+# its coordinate variable: list(values, centres = whether they are cell centres, instants
 # = whether they are times of no extent). With bounds, the cells' starts
 # when the cells are regular and contiguous (stars makes them an offset and
 # a delta), else intervals; 1..n without a coordinate variable.
-stars_dimension_values <- function(siblings, name, n) {
+stars_dimension_values <- function(siblings, name, n, pick = seq_len(n)) {
   out <- function(values, centres = FALSE, instants = FALSE) {
     list(values = values, centres = centres, instants = instants)
   }
   coord <- siblings[[name]]
-  if (is.null(coord) || length(coord$shape) != 1L || coord$shape != n) return(out(seq_len(n)))
+  if (is.null(coord) || length(coord$shape) != 1L || coord$shape != n) return(out(pick))
   v <- coord[]
   dim(v) <- NULL
+  v <- v[pick]
+  n <- length(pick)
   timed <- inherits(v, "POSIXct")
   bounds <- coord$attributes$bounds
   b <- if (is.character(bounds)) siblings[[bounds]]
-  if (is.null(b) || !identical(as.numeric(b$shape), c(n, 2))) {
+  if (is.null(b) || !identical(as.numeric(b$shape), c(coord$shape, 2))) {
     # Evenly spaced numbers are the centres of cells (an offset and a
     # delta); other coordinates without bounds are points, kept as they are.
     regular <- n > 1L && !timed && all(abs(diff(diff(v))) <= 1e-9 * abs(v[2L] - v[1L]))
     return(out(v, centres = regular, instants = !regular))
   }
   bv <- b[]
-  start <- bv[, 1L]
-  end <- bv[, 2L]
+  start <- bv[pick, 1L]
+  end <- bv[pick, 2L]
   if (timed) {
     # (xarray encodes the bounds of times with the times' units)
     start <- .POSIXct(as.numeric(start), tz = "UTC")
     end <- .POSIXct(as.numeric(end), tz = "UTC")
   }
   width <- as.numeric(end) - as.numeric(start)
-  contiguous <- n == 1L || all(as.numeric(end[-n]) == as.numeric(start[-1L]))
+  # (one cell is kept as an interval: its start alone has no extent)
+  contiguous <- n > 1L && all(as.numeric(end[-n]) == as.numeric(start[-1L]))
   if (contiguous && all(abs(width - width[1L]) <= 1e-9 * abs(width[1L]))) return(out(start))
   out(stars::make_intervals(start, end))
 }
 
 # The data of a variable, with its units where the units package knows them.
-stars_values <- function(arr) {
-  x <- arr[]
+stars_values <- function(arr, selection = NULL) {
+  x <- if (is.null(selection)) arr[] else arr$read(selection)
   if (is.null(dim(x))) x <- array(x, length(x))
   dimnames(x) <- NULL
   u <- arr$attributes$units

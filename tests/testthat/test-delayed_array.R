@@ -92,6 +92,23 @@ test_that("writeZarrArray() writes a delayed expression block by block, chunk-al
   expect_identical(as.matrix(y2), log(m) * 2 + 1)
 })
 
+test_that("writeZarrArray() adds to a group, with the dimension names and types of x", {
+  z <- create_zarr()
+  m <- matrix(1:6, 2, dimnames = list(r = NULL, c = NULL))
+  y <- writeZarrArray(DelayedArray(m), z$root, name = "w")
+  expect_identical(z$arrays, "/w")
+  expect_identical(z[["/w"]]$dimension_names, c("r", "c"))
+  expect_identical(as.matrix(y), m)
+  chr <- matrix(c("a", NA, "c", "\u00e9"), 2)
+  expect_identical(as.matrix(writeZarrArray(DelayedArray(chr))), chr)
+  cpx <- matrix(complex(real = 1:4, imaginary = -1), 2)
+  expect_identical(as.matrix(writeZarrArray(DelayedArray(cpx))), cpx)
+  expect_identical(z[["/w"]]$data_type$data_type, "int32")
+  f32 <- writeZarrArray(DelayedArray(m / 2), z$root, name = "f", data_type = "float32")
+  expect_identical(z[["/f"]]$data_type$data_type, "float32")
+  expect_identical(as.matrix(f32), m / 2)
+})
+
 test_that("writeZarrArray() stores NA as the fill value and skips chunks of fill only", {
   m <- matrix(1L, 8, 8)
   m[1:4, 5:8] <- NA

@@ -52,6 +52,22 @@ test_that("st_as_stars() of an array takes its group's coordinates; of a group, 
   expect_error(as_zarr(s, name = "x"), class = "zarr_error_argument", regexp = "`location`")
 })
 
+test_that("a selection reads part of the cube, its coordinates and bounds with it", {
+  s <- stars_cube_fixture()
+  z <- as_zarr(s)
+  part <- stars::st_as_stars(z, selection = list(c(2, 3), 2, c(2, 4)))
+  expect_identical(dim(part), c(time = 2L, lat = 1L, lon = 3L))
+  expect_identical(part$pr, s$pr[2:3, 2, 2:4, drop = FALSE])
+  expect_identical(as.numeric(stars::st_get_dimension_values(part, "time")),
+                   as.numeric(stars::st_get_dimension_values(s, "time")[2:3]))
+  expect_identical(stars::st_get_dimension_values(part, "lon", center = TRUE), c(10, 20, 30))
+  lat <- stars::st_dimensions(part)$lat$values
+  expect_identical(c(lat$start, lat$end), c(-5, 5))
+  expect_error(stars::st_as_stars(z, selection = list(1)), class = "zarr_error_selection")
+  expect_error(stars::st_as_stars(z[["/tas"]], selection = list(NULL, NULL, c(4, 9))),
+               class = "zarr_error_selection", regexp = "out of bounds")
+})
+
 test_that("dimensions without coordinate variables count 1, 2, ...", {
   z <- as_zarr(array(as.numeric(1:6), c(2, 3), list(a = NULL, b = NULL)), name = "v")
   s <- stars::st_as_stars(z)
