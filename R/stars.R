@@ -35,9 +35,16 @@
 #' `units`, and the CRS in a `spatial_ref` variable that the attribute
 #' `grid_mapping` names, so that xarray opens it with the same coordinates.
 #'
-#' The cube is read into memory: for a large variable read a part of it
-#' with `selection` (coordinates and bounds follow), or work on it in
-#' blocks with [zarr_delayed_array].
+#' The cube is read into memory, unless it is larger than
+#' `getOption("zarr.stars_proxy_bytes", 1e9)` bytes (as doubles) or `proxy =
+#' TRUE`: then the result is a `stars_proxy` (of class `zarr_stars_proxy`)
+#' that holds the dimensions and the location of each variable, and reads
+#' only when `st_as_stars()` (or `plot()`) asks for it: the region its
+#' dimensions were cut to with `[` (ranges of indices), with the operations
+#' collected meanwhile applied. Such a proxy needs a store with a location
+#' (not one in memory). A part of a cube can also be read with `selection`
+#' (coordinates and bounds follow); for block-wise work see
+#' [zarr_delayed_array].
 #'
 #' @param .x A [zarr_array], [zarr_group] or [zarr] object.
 #' @param ... Ignored.
@@ -46,6 +53,12 @@
 #' @param selection NULL (the default) for the whole cube, or a list with
 #'   one entry per dimension: NULL for all of it, or a range of 1-based
 #'   indices `c(first, last)` as in `zarr_array$read()`.
+#' @param proxy NA (the default) for a `stars_proxy` when the cube is
+#'   larger than `getOption("zarr.stars_proxy_bytes", 1e9)` bytes; TRUE or
+#'   FALSE to choose.
+#' @param downsample For a proxy: read every `downsample + 1`-th element
+#'   along the raster dimensions (a number, or one each for x and y), as
+#'   stars' `plot()` asks.
 #' @return A `stars` object.
 #' @name zarr_stars
 #' @examples
@@ -60,16 +73,15 @@ NULL
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr_array <- function(.x, ..., selection = NULL) { # nolint: object_name_linter. (stars' method)
+st_as_stars.zarr_array <- function(.x, ..., selection = NULL, proxy = NA) { # nolint: object_name_linter.
   stars_need()
-  group <- .x$parent
-  names <- stars_dims(.x)
-  stars_cube(stats::setNames(list(.x), basename(.x$path)), names, group, selection)
+  stars_cube(stats::setNames(list(.x), basename(.x$path)), stars_dims(.x), .x$parent, selection, proxy)
 }
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr_group <- function(.x, ..., variables = NULL, selection = NULL) { # nolint: object_name_linter.
+st_as_stars.zarr_group <- function(.x, ..., variables = NULL, # nolint: object_name_linter.
+                                   selection = NULL, proxy = NA) {
   stars_need()
   arrays <- stars_group_arrays(.x)
   if (is.null(variables)) {
@@ -89,15 +101,16 @@ st_as_stars.zarr_group <- function(.x, ..., variables = NULL, selection = NULL) 
                                      arrays[[v]]$path, paste(dims, collapse = ", "), arrays[[variables[1L]]]$path))
     }
   }
-  stars_cube(arrays[variables], dims, .x, selection)
+  stars_cube(arrays[variables], dims, .x, selection, proxy)
 }
 
 #' @rdname zarr_stars
 #' @exportS3Method stars::st_as_stars
-st_as_stars.zarr <- function(.x, ..., variables = NULL, selection = NULL) { # nolint: object_name_linter.
+st_as_stars.zarr <- function(.x, ..., variables = NULL, selection = NULL, # nolint: object_name_linter.
+                             proxy = NA) {
   root <- .x$root
-  if (inherits(root, "zarr_array")) return(st_as_stars.zarr_array(root, ..., selection = selection))
-  st_as_stars.zarr_group(root, ..., variables = variables, selection = selection)
+  if (inherits(root, "zarr_array")) return(st_as_stars.zarr_array(root, ..., selection = selection, proxy = proxy))
+  st_as_stars.zarr_group(root, ..., variables = variables, selection = selection, proxy = proxy)
 }
 
 stars_need <- function() {
@@ -136,12 +149,24 @@ stars_data_variables <- function(arrays) {
 }
 
 # The stars object of `arrays` (a named list of arrays with dimensions
-# `names`), with coordinates from `group`, of the region `selection`.
-stars_cube <- function(arrays, names, group, selection = NULL) {
-  siblings <- stars_group_arrays(group)
+# `names`), with coordinates from `group`, of the region `selection`; a
+# proxy of it as `proxy` says (see zarr_stars).
+stars_cube <- function(arrays, names, group, selection = NULL, proxy = FALSE) {
   shape <- arrays[[1L]]$shape
   # (range_selection() checks it, and says what is wrong with it)
   sel <- range_selection(selection, shape, array_what(arrays[[1L]])) %||% lapply(shape, engine_whole)
+  if (stars_want_proxy(proxy, arrays, prod(vapply(sel, `[`, numeric(1), 2L)))) {
+    return(stars_proxy_of(arrays, names, group, sel))
+  }
+  dims <- stars_dimensions_of(arrays, names, group, sel)
+  stars::st_as_stars(lapply(arrays, stars_values, selection = selection), dimensions = dims)
+}
+
+# The stars dimensions of the region `sel` (in the engine's form) of
+# `arrays`, with the CRS of the first that names a grid mapping.
+stars_dimensions_of <- function(arrays, names, group, sel) {
+  siblings <- stars_group_arrays(group)
+  shape <- arrays[[1L]]$shape
   picks <- lapply(sel, function(r) r[1L] + seq_len(r[2L]))
   dv <- lapply(seq_along(names), function(d) stars_dimension_values(siblings, names[d], shape[d], picks[[d]]))
   values <- stats::setNames(lapply(dv, `[[`, "values"), names)
@@ -151,11 +176,10 @@ stars_cube <- function(arrays, names, group, selection = NULL) {
   points <- vapply(dv, `[[`, logical(1), "instants")
   dims <- do.call(stars::st_dimensions, c(values, list(.raster = stars_raster_dims(names), cell_midpoints = centres,
                                                        point = points)))
-  cube <- stars::st_as_stars(lapply(arrays, stars_values, selection = selection), dimensions = dims)
   crs <- NULL
   for (a in arrays) crs <- crs %||% stars_crs(a, siblings)
-  if (!is.null(crs)) cube <- sf::st_set_crs(cube, crs)
-  cube
+  if (!is.null(crs)) sf::st_crs(dims) <- crs
+  dims
 }
 
 # The values of dimension `name` (extent `n`) at the indices `pick`, from
@@ -282,4 +306,79 @@ stars_write_dimension <- function(group, x, k) {
   as_zarr(b, name = bname, location = group)
   coord$set_attribute("bounds", bname)
   bname
+}
+
+# Whether st_as_stars() gives a proxy: as asked, else when the cube's `n`
+# elements (per variable) take more than the set size as doubles.
+stars_want_proxy <- function(proxy, arrays, n) {
+  if (!is.logical(proxy) || length(proxy) != 1L) zarr_abort("argument", "`proxy` must be TRUE, FALSE or NA")
+  located <- nzchar(store_location(arrays[[1L]]$store))
+  if (is.na(proxy)) proxy <- located && n * 8 * length(arrays) > getOption("zarr.stars_proxy_bytes", 1e9)
+  if (proxy && !located) {
+    zarr_abort("unsupported", sprintf("%s is in a store in memory: a stars proxy needs a store with a location",
+                                      array_what(arrays[[1L]])))
+  }
+  proxy
+}
+
+# A stars proxy of `arrays`: the dimensions of the whole variables, cut to
+# the region `sel` (in the engine's form) as stars' `[` cuts a proxy
+# (`from` and `to`, and the values between them), and per variable
+# "<location>#<path>", which it prints.
+stars_proxy_of <- function(arrays, names, group, sel) {
+  dims <- stars_dimensions_of(arrays, names, group, lapply(arrays[[1L]]$shape, engine_whole))
+  for (d in seq_along(names)) {
+    # (of the types stars gives them: `from` double, `to` integer)
+    from <- sel[[d]][1L] + 1
+    to <- as.integer(sel[[d]][1L] + sel[[d]][2L])
+    v <- dims[[d]]$values
+    if (inherits(v, "intervals")) v <- stars::make_intervals(v$start[from:to], v$end[from:to])
+    else if (!is.null(v)) v <- v[from:to]
+    if (!is.null(v)) dims[[d]]$values <- v
+    dims[[d]]$from <- from
+    dims[[d]]$to <- to
+  }
+  files <- lapply(arrays, function(a) paste0(store_location(a$store), "#", a$path))
+  structure(files, dimensions = dims, NA_value = NA_real_, resolutions = NULL,
+            class = c("zarr_stars_proxy", "stars_proxy", "stars"))
+}
+
+#' @rdname zarr_stars
+#' @exportS3Method stars::st_as_stars
+st_as_stars.zarr_stars_proxy <- function(.x, ..., downsample = 0) { # nolint: object_name_linter.
+  stars_need()
+  d <- stars::st_dimensions(.x)
+  sel <- lapply(d, function(k) c(k$from, k$to))
+  arrays <- lapply(unclass(.x), function(f) {
+    at <- regexpr("#[^#]*$", f)
+    open_zarr(substr(f, 1L, at - 1L), read_only = TRUE)[[substr(f, at + 1L, nchar(f))]]
+  })
+  cube <- stars_cube(arrays, names(d), arrays[[1L]]$parent, sel, proxy = FALSE)
+  cube <- stars_downsample(cube, downsample)
+  # (the operations stars collected on the proxy, applied as stars does)
+  calls <- attr(.x, "call_list")
+  if (length(calls)) cube <- utils::getFromNamespace("process_call_list", "stars")(cube, calls)
+  cube
+}
+
+# Every `downsample + 1`-th element along the raster's x and y.
+stars_downsample <- function(cube, downsample) {
+  ds <- rep(as.numeric(downsample), length.out = 2L)
+  if (all(ds <= 0)) return(cube)
+  xy <- attr(stars::st_dimensions(cube), "raster")$dimensions
+  idx <- lapply(dim(cube), seq_len)
+  for (k in 1:2) if (!is.na(xy[k]) && ds[k] > 0) idx[[xy[k]]] <- seq(1L, dim(cube)[[xy[k]]], by = ds[k] + 1)
+  do.call(`[`, c(list(cube, TRUE), unname(idx)))
+}
+
+# stars' `[` of a proxy builds a new plain stars_proxy when it picks
+# attributes (and for `x[, 1:2, ]`, as all attributes): the class that
+# reads it through this package is put back.
+#' @export
+`[.zarr_stars_proxy` <- function(x, i = TRUE, ..., drop = FALSE, crop = TRUE) {
+  out <- NextMethod()
+  if (inherits(out, "stars_proxy") && !inherits(out, "zarr_stars_proxy")) {
+    class(out) <- c("zarr_stars_proxy", class(out))
+  }
+  out
 }

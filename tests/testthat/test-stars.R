@@ -68,6 +68,36 @@ test_that("a selection reads part of the cube, its coordinates and bounds with i
                class = "zarr_error_selection", regexp = "out of bounds")
 })
 
+test_that("a large cube is a stars proxy that reads the region it was cut to", {
+  path <- file.path(withr::local_tempdir(), "cube.zarr")
+  s <- stars_cube_fixture()
+  as_zarr(s, location = path)
+  z <- open_zarr(path)
+  full <- stars::st_as_stars(z, proxy = FALSE)
+  p <- stars::st_as_stars(z, proxy = TRUE)
+  expect_s3_class(p, "stars_proxy")
+  expect_identical(stars::st_dimensions(p), stars::st_dimensions(full))
+  expect_identical(unclass(p)$tas, paste0(z$store$root, "#/tas"))
+  expect_identical(stars::st_as_stars(p), full)
+  # (a range in a variable, as stars evaluates it where `[` was called)
+  r <- 2:4
+  part <- stars::st_as_stars(p[, 2:3, 1:2, r])
+  expect_identical(part$pr, full$pr[2:3, 1:2, 2:4, drop = FALSE])
+  expect_identical(stars::st_get_dimension_values(part, "lon", center = TRUE), c(10, 20, 30))
+  expect_identical(stars::st_as_stars(p["pr"])$pr, full$pr)
+  # operations wait for the read
+  m <- stars::st_apply(p, c("lat", "lon"), mean)
+  expect_s3_class(m, "stars_proxy")
+  expect_equal(as.vector(stars::st_as_stars(m)$pr), as.vector(apply(full$pr, 2:3, mean)))
+  expect_identical(dim(stars::st_as_stars(p, downsample = 1)), c(time = 4L, lat = 2L, lon = 3L))
+  withr::local_options(list(zarr.stars_proxy_bytes = 100))
+  expect_s3_class(stars::st_as_stars(z), "zarr_stars_proxy")
+  expect_s3_class(stars::st_as_stars(as_zarr(s)), "stars")
+  expect_false(inherits(stars::st_as_stars(as_zarr(s)), "stars_proxy"))
+  expect_error(stars::st_as_stars(as_zarr(s), proxy = TRUE), class = "zarr_error_unsupported", regexp = "memory")
+  expect_error(stars::st_as_stars(z, proxy = "yes"), class = "zarr_error_argument", regexp = "`proxy`")
+})
+
 test_that("dimensions without coordinate variables count 1, 2, ...", {
   z <- as_zarr(array(as.numeric(1:6), c(2, 3), list(a = NULL, b = NULL)), name = "v")
   s <- stars::st_as_stars(z)
