@@ -76,10 +76,28 @@ test_that("blockApply() over chunkGrid() equals the base result and reads each c
 test_that("writeZarrArray() writes a delayed expression block by block, chunk-aligned", {
   m <- matrix(as.numeric(1:(40 * 50)), 40, 50)
   x <- DelayedArray(m)
-  withr::local_options(list(DelayedArray.block.size = 8 * 100))
+  old <- getAutoBlockSize()
+  withr::defer(suppressMessages(setAutoBlockSize(old)))
   dir <- withr::local_tempdir()
   path <- file.path(dir, "w.zarr")
-  y <- writeZarrArray(log(x) * 2, path, name = "v", chunk_shape = c(10, 25))
+  # The blocks written, as DelayedArray reports them.
+  blocks_written <- function(expr) {
+    msgs <- character()
+    withCallingHandlers(expr, message = function(e) {
+      msgs <<- c(msgs, conditionMessage(e))
+      invokeRestart("muffleMessage")
+    })
+    grep("^/ Reading and realizing block", msgs, value = TRUE)
+  }
+  # blocks smaller than a chunk: one block per chunk (8 chunks of 10 x 25)
+  suppressMessages(setAutoBlockSize(8 * 100))
+  blocks <- blocks_written(y <- writeZarrArray(log(x) * 2, path, name = "v", chunk_shape = c(10, 25), verbose = TRUE))
+  expect_identical(length(blocks), 8L)
+  expect_identical(sub(" \\.\\.\\. $", "", blocks[8L]), "/ Reading and realizing block 8/8")
+  # blocks of two chunks
+  suppressMessages(setAutoBlockSize(8 * 500))
+  blocks <- blocks_written(writeZarrArray(x, chunk_shape = c(10, 25), verbose = TRUE))
+  expect_identical(length(blocks), 4L)
   expect_s4_class(y, "ZarrMatrix")
   expect_identical(chunkdim(y), c(10L, 25L))
   expect_identical(as.matrix(y), log(m) * 2)
