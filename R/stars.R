@@ -64,10 +64,12 @@
 #' @examples
 #' if (requireNamespace("stars", quietly = TRUE)) {
 #'   z <- create_zarr()
-#'   as_zarr(array(c(0, 10, 20), 3, list(lon = NULL)), "lon", z$root)
-#'   as_zarr(array(c(50, 51), 2, list(lat = NULL)), "lat", z$root)
+#'   lon <- as_zarr(array(c(0, 10, 20), 3, list(lon = NULL)), "lon", z$root)
+#'   lat <- as_zarr(array(c(50, 51), 2, list(lat = NULL)), "lat", z$root)
 #'   v <- as_zarr(array(1:6, c(3, 2), list(lon = NULL, lat = NULL)), "v", z$root)
-#'   stars::st_as_stars(z)
+#'   cube <- stars::st_as_stars(z)
+#'   print(cube)
+#'   as_zarr(cube)$arrays
 #' }
 NULL
 
