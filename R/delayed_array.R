@@ -27,8 +27,9 @@ delayed_array_env <- new.env()
 #' blocks equal to the fill value follow the package's rules (see
 #' [zarr_array]): `NA` is stored as the fill value and chunks that hold
 #' only it are not stored; sparse blocks are written as the dense values
-#' they stand for. `realize(x, BACKEND = "ZarrArray")` and
-#' `as(x, "ZarrArray")` write to a store in memory.
+#' they stand for. `as(x, "ZarrArray")` writes to a store in memory
+#' (`realize(x, BACKEND = "ZarrArray")` is refused by DelayedArray, whose
+#' list of backends is fixed).
 #'
 #' @param x For `writeZarrArray()`, an array-like object (a matrix, array
 #'   or `DelayedArray`).
