@@ -417,7 +417,8 @@ r_data_type <- function(x) {
 #' (or a `location` group) for stores meant for xarray.
 #'
 #' @param x A logical, integer, double, complex or character vector,
-#'   matrix or array, a factor, POSIXct or Date.
+#'   matrix or array, a factor, POSIXct or Date; or a `stars` data cube,
+#'   written as a group of CF variables (see [zarr_stars]).
 #' @param name Optional name of the array. Without a name the array is the
 #'   root of a new store.
 #' @param location Optional: a [zarr_group] to add the array to (then
@@ -434,6 +435,7 @@ r_data_type <- function(x) {
 #' z
 #' identical(z[["/"]][], x)
 as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
+  if (inherits(x, "stars")) return(stars_as_zarr(x, name, location, zarr_format))
   prep <- cf_prepare(x)
   dims <- cf_dimension_names(x, name)
   x <- prep$data

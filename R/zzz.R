@@ -5,6 +5,10 @@ NULL
 .onLoad <- function(libname, pkgname) {
   register_default_domain()
   load_open_classes()
+  # DelayedArray's classes and methods for zarr arrays (R/delayed_array.R),
+  # defined when DelayedArray is loaded rather than loading it here
+  setHook(packageEvent("DelayedArray", "onLoad"), function(...) delayed_array_register())
+  if (isNamespaceLoaded("DelayedArray")) delayed_array_register()
 }
 
 # The class generators every open builds objects of are lazy-loaded on
