@@ -183,7 +183,6 @@ objectstore_set <- function(self, private, key, value) {
   } else {
     zarr_call(rz_store_set(private$handle, key, value))
   }
-  node_forget(private$handle, key)
   invisible(self)
 }
 

@@ -31,7 +31,6 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase = function(key) {
       zarr_call(rz_store_erase(private$handle, key))
-      node_forget(private$handle, key)
       invisible(TRUE)
     },
     #' @description Remove every key that starts with a prefix.
@@ -39,7 +38,6 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @return TRUE, invisibly.
     erase_prefix = function(prefix) {
       zarr_call(rz_store_erase_prefix(private$handle, as_prefix(prefix)))
-      node_forget(private$handle, as_prefix(prefix), below = TRUE)
       invisible(TRUE)
     },
     #' @description Whether a key exists.
@@ -112,7 +110,6 @@ zarr_store <- R6::R6Class("zarr_store",
     set = function(key, value) {
       if (!is.raw(value)) zarr_abort("argument", sprintf("the value for key '%s' must be a raw vector", key))
       zarr_call(rz_store_set(private$handle, key, value))
-      node_forget(private$handle, key)
       invisible(self)
     },
     #' @description Store a value under a key unless the key exists.
@@ -374,6 +371,8 @@ localstore_rename_folder <- function(store, private, from, to) {
   if (nzchar(Sys.readlink(src)) || !inside(dirname(src)) || !inside(dirname(dst))) return(FALSE)
   dir.create(dirname(dst), recursive = TRUE, showWarnings = FALSE)
   if (!file.rename(src, dst)) return(FALSE)
+  # The folder moved outside the engine, which cannot see it: the one
+  # change whose stale documents R must name.
   node_forget(private$handle, as_prefix(from), below = TRUE)
   node_forget(private$handle, as_prefix(to), below = TRUE)
   TRUE
@@ -444,7 +443,6 @@ store_clear <- function(self, private) {
   keep <- c("zarr.json", ".zgroup", ".zattrs")
   saved <- lapply(keep, self$get)
   zarr_call(rz_store_erase_prefix(private$handle, ""))
-  node_forget(private$handle, "", below = TRUE)
   for (i in seq_along(keep)) if (!is.null(saved[[i]])) self$set(keep[[i]], saved[[i]])
   invisible(TRUE)
 }
@@ -476,8 +474,9 @@ store_get_metadata <- function(handle, prefix) {
 # (JSON text), or NULL: the one the store object read or wrote last.
 node_json_get <- function(store, path) zarr_call(rz_node_array_document(store_handle(store), path))
 
-# Forget the documents a write or erase of `key` makes stale (with `below`,
-# those of every node under the prefix `key`).
+# Forget the documents a change of `key` made outside the engine makes
+# stale (with `below`, those of every node under the prefix `key`). Writes
+# and erases through the store's handle forget them in the engine.
 node_forget <- function(handle, key, below = FALSE) {
   zarr_call(rz_node_forget(handle, key, below))
   invisible(NULL)

@@ -10,9 +10,10 @@
 
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, NodeMetadata, UNREADABLE};
-use crate::store::{ByteRange, Store, StoreKey};
+use crate::store::{ByteRange, Store, StoreKey, StorePrefix};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// A node of consolidated metadata: its document, or the error it raises
@@ -283,6 +284,57 @@ fn unreadable_error(u: &Value) -> ZarrError {
     }
 }
 
+/// A store shared by every array and group opened from it, with the node
+/// documents read or written through it. Its writes, erases and
+/// conditional writes forget the documents they make stale, so that
+/// nothing above the engine has to keep the two coherent.
+pub struct NodeStore {
+    pub store: Arc<dyn Store>,
+    pub nodes: NodeDocs,
+}
+
+impl NodeStore {
+    pub fn new(store: Arc<dyn Store>) -> NodeStore {
+        NodeStore {
+            store,
+            nodes: NodeDocs::default(),
+        }
+    }
+
+    // Each write forgets even when it fails: a failed write may have
+    // changed the value all the same (a body sent, its answer lost).
+
+    pub fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
+        let done = self.store.set(key, value);
+        self.nodes.forget(key.as_str(), false);
+        done
+    }
+
+    /// `Store::set_if_version`, forgetting as `set` does.
+    pub fn set_if_version(
+        &self,
+        key: &StoreKey,
+        value: &[u8],
+        tag: Option<&str>,
+    ) -> Result<Option<String>> {
+        let done = self.store.set_if_version(key, value, tag);
+        self.nodes.forget(key.as_str(), false);
+        done
+    }
+
+    pub fn erase(&self, key: &StoreKey) -> Result<()> {
+        let done = self.store.erase(key);
+        self.nodes.forget(key.as_str(), false);
+        done
+    }
+
+    pub fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        let done = self.store.erase_prefix(prefix);
+        self.nodes.forget(prefix.as_str(), true);
+        done
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +353,35 @@ mod tests {
         "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
         "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
         "fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}"#;
+
+    #[test]
+    fn writes_and_erases_through_a_node_store_forget_what_they_make_stale() {
+        let s = Arc::new(store_with(&[
+            ("zarr.json", GROUP),
+            ("a/zarr.json", ARRAY),
+            ("g/zarr.json", GROUP),
+            ("g/b/zarr.json", ARRAY),
+        ]));
+        let h = NodeStore::new(s.clone());
+        let read = |p: &str| h.nodes.document(&*h.store, p).unwrap();
+        read("a");
+        read("g/b");
+        assert!(h.nodes.array_document("a").is_some());
+        // A chunk is no document: nothing is forgotten.
+        h.set(&StoreKey::new("a/c/0").unwrap(), b"x").unwrap();
+        assert!(h.nodes.array_document("a").is_some());
+        let shorter = ARRAY.replace(r#""shape":[4]"#, r#""shape":[2]"#);
+        h.set(&StoreKey::new("a/zarr.json").unwrap(), shorter.as_bytes())
+            .unwrap();
+        assert!(h.nodes.array_document("a").is_none());
+        assert!(read("a").unwrap().contains("[2]"));
+        h.erase(&StoreKey::new("a/zarr.json").unwrap()).unwrap();
+        assert!(h.nodes.array_document("a").is_none());
+        assert!(h.nodes.array_document("g/b").is_some());
+        h.erase_prefix(&StorePrefix::new("g/").unwrap()).unwrap();
+        assert!(h.nodes.array_document("g/b").is_none());
+        assert!(read("g/b").is_none());
+    }
 
     #[test]
     fn an_array_read_once_opens_again_from_its_cached_document() {

@@ -19,10 +19,7 @@ use std::sync::Arc;
 
 /// A store shared by every array and group opened from it, with the node
 /// documents read or written through it (`node.rs`).
-pub struct StoreHandle {
-    pub store: Arc<dyn Store>,
-    pub nodes: crate::node::NodeDocs,
-}
+pub type StoreHandle = crate::node::NodeStore;
 /// An open array.
 pub struct ArrayHandle(pub Arc<Array>);
 
@@ -157,11 +154,7 @@ fn array_of(h: &Robj) -> Result<Arc<Array>> {
 }
 
 fn store_value(s: Arc<dyn Store>) -> Robj {
-    ExternalPtr::new(StoreHandle {
-        store: s,
-        nodes: Default::default(),
-    })
-    .into()
+    ExternalPtr::new(StoreHandle::new(s)).into()
 }
 
 fn strings(v: Vec<String>) -> Robj {

@@ -114,7 +114,7 @@ fn rz_store_set_if_version(h: Robj, key: &str, value: Raw, tag: Nullable<String>
             Nullable::Null => None,
         };
         Ok(
-            match store_of(&h)?.set_if_version(
+            match handle_of(&h)?.set_if_version(
                 &StoreKey::new(key)?,
                 value.as_slice(),
                 tag.as_deref(),
@@ -152,7 +152,7 @@ fn rz_store_get(h: Robj, key: &str, offset: f64, length: f64, suffix: bool) -> R
 #[extendr]
 fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
     guard(|| {
-        store_of(&h)?.set(&StoreKey::new(key)?, value.as_slice())?;
+        handle_of(&h)?.set(&StoreKey::new(key)?, value.as_slice())?;
         Ok(().into())
     })
 }
@@ -161,7 +161,7 @@ fn rz_store_set(h: Robj, key: &str, value: Raw) -> Robj {
 #[extendr]
 fn rz_store_erase(h: Robj, key: &str) -> Robj {
     guard(|| {
-        store_of(&h)?.erase(&StoreKey::new(key)?)?;
+        handle_of(&h)?.erase(&StoreKey::new(key)?)?;
         Ok(().into())
     })
 }
@@ -170,7 +170,7 @@ fn rz_store_erase(h: Robj, key: &str) -> Robj {
 #[extendr]
 fn rz_store_erase_prefix(h: Robj, prefix: &str) -> Robj {
     guard(|| {
-        store_of(&h)?.erase_prefix(&StorePrefix::new(prefix)?)?;
+        handle_of(&h)?.erase_prefix(&StorePrefix::new(prefix)?)?;
         Ok(().into())
     })
 }
