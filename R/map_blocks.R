@@ -284,6 +284,9 @@ map_blocks_run <- function(job, f, dots, use_future) {
                                              "local or object store"),
                                       if (!is.null(job$x$object)) job$x$what else job$out$what))
   }
+  # Under plan(sequential) this session was the worker: let go of the
+  # arrays it opened.
+  on.exit(forget_worker_arrays())
   run <- function(progress) {
     fun <- block_function(job, f, dots, progress)
     if (use_future) {
@@ -320,11 +323,13 @@ block_function <- function(job, f, dots, progress) {
 # costs a metadata request per array on an object store.
 worker_arrays <- new.env(parent = emptyenv())
 
+forget_worker_arrays <- function() rm(list = ls(worker_arrays, all.names = TRUE), envir = worker_arrays)
+
 block_array <- function(loc, job, read_only) {
   if (!is.null(loc$object)) return(loc$object)
   key <- paste(job$token, loc$location, loc$path, read_only)
   if (!identical(worker_arrays$token, job$token)) {
-    rm(list = ls(worker_arrays, all.names = TRUE), envir = worker_arrays)
+    forget_worker_arrays()
     worker_arrays$token <- job$token
   }
   if (is.null(worker_arrays[[key]])) worker_arrays[[key]] <- open_zarr(loc$location, read_only = read_only)[[loc$path]]
