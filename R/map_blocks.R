@@ -116,7 +116,7 @@ zarr_map_blocks <- function(x, f, out = NULL, ..., blocks = NULL, resume = FALSE
 
 #' @rdname zarr_map_blocks
 #' @param combine A function of two results that returns their combination
-#'   (`` `+` ``, `max`, `function(a, b) a + b`): the results of the blocks
+#'   (such as `function(a, b) a + b` or `max`): the results of the blocks
 #'   are folded with it in the order of the blocks, as [Reduce()] does.
 #' @param init Optional: the value the fold starts from (the result for an
 #'   array without blocks).
