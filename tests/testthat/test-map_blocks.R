@@ -193,6 +193,45 @@ test_that("resume = TRUE evaluates only the blocks missing after a failed run", 
   expect_identical(zarr_map_blocks(s$x, function(b) stop("not again"), s$out, resume = TRUE), s$out)
 })
 
+test_that("resume = TRUE finds the stored chunks of v2 arrays, the shards of sharded ones and 0-d arrays", {
+  z2 <- create_zarr(withr::local_tempfile(fileext = ".zarr"), zarr_format = 2)
+  d <- define_array("int32", c(6, 6))
+  d$chunk_shape <- c(3, 3)
+  x <- z2$add_array("/", "x", d)
+  x$write(matrix(1:36, 6))
+  y <- z2$add_array("/", "y", d)
+  expect_error(zarr_map_blocks(x, function(b) if (b[1] == 22) stop("no") else b, y), "block 4 of 4",
+               class = "zarr_error_block")
+  seen <- new.env()
+  mark <- function(b) {
+    seen$firsts <- c(seen$firsts, b[1])
+    b
+  }
+  zarr_map_blocks(x, mark, y, resume = TRUE)
+  expect_identical(seen$firsts, 22L)
+  expect_identical(y[], matrix(1:36, 6))
+
+  z <- create_zarr()
+  s <- define_array("int32", c(8, 8))
+  s$chunk_shape <- c(4, 8)
+  s$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  sx <- z$add_array("/", "sx", s)
+  sx$write(matrix(1:64, 8))
+  sy <- z$add_array("/", "sy", s)
+  zarr_map_blocks(sx, function(b) b, sy, blocks = list(list(5:8, NULL)))
+  seen$firsts <- NULL
+  zarr_map_blocks(sx, mark, sy, resume = TRUE)
+  expect_identical(seen$firsts, 1L)
+
+  a <- z$add_array("/", "a", define_array("float64", integer(0)))
+  a$write(5)
+  b <- z$add_array("/", "b", define_array("float64", integer(0)))
+  expect_identical(zarr_map_blocks(a, function(v) v * 2), list(10))
+  zarr_map_blocks(a, function(v) v * 2, b)
+  zarr_map_blocks(a, function(v) stop("stored already"), b, resume = TRUE)
+  expect_identical(b[], 10)
+})
+
 test_that("resume = TRUE after a killed run evaluates the missing blocks in the workers", {
   skip_if_not_installed("future.apply")
   skip_if_not_installed("callr")
