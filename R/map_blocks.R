@@ -35,10 +35,14 @@
 #' `out` (any value without `out`). It runs in another R process under most
 #' plans: the variables and packages it uses are sent to the worker by
 #' `future` (as for any future), but not the arrays, which the worker opens
-#' from `x$store$uri` and `out$store$uri`.
+#' from `x$store$uri` and `out$store$uri`. Each block gets a random number
+#' stream of its own (`future.seed = TRUE` of `future.apply`), so an `f`
+#' that draws random numbers gives the same results on every plan after the
+#' same [set.seed()].
 #'
 #' @section Stores:
-#' Workers open local stores by their path and object stores by their
+#' Workers open local stores by their path (on other machines, the path
+#' of a shared file system) and object stores by their
 #' URL (`s3://`, `gs://`, `az://`), taking the credentials from their own
 #' environment variables (see [zarr_objectstore]); options given to a
 #' store object in R (`options =`, or the arguments of [zarr_s3store]) do
@@ -155,7 +159,15 @@ map_blocks_job <- function(x, f, out, blocks, resume) {
   if (resume && length(todo)) todo <- todo[!blocks_stored(out, ranges, chunk)]
   list(x = array_location(x), out = if (!is.null(out)) array_location(out),
        x_what = array_what(x), blocks = ranges, todo = todo, caller = Sys.getpid(),
-       token = paste0(Sys.getpid(), "-", format(Sys.time(), "%OS6"), "-", sample.int(1e9, 1L)))
+       token = job_token())
+}
+
+# A name for one run, unique across sessions (without touching the
+# caller's random numbers).
+job_count <- new.env(parent = emptyenv())
+job_token <- function() {
+  job_count$n <- (job_count$n %||% 0) + 1
+  paste(Sys.info()[["nodename"]], Sys.getpid(), job_count$n, format(Sys.time(), "%OS6"), sep = "-")
 }
 
 shape_label <- function(shape) {

@@ -14,14 +14,16 @@
 # each reading and writing with one thread (ZARR_NUM_THREADS=1 in their
 # environment), so that 2 workers use the 2 cores once. dask runs its
 # threaded scheduler with num_workers = 1 and 2 (numpy and blosc release
-# the GIL).
+# the GIL). The tools take turns: every repeat runs each of them with 1,
+# then 2 workers, so that they meet the same load.
 #
 #   R_LIBS=.rlib [BENCH_PYTHON=/path/to/venv/bin/python] Rscript bench/map_blocks.R [GiB] [repeats]
 #
 # BENCH_PYTHON: a Python with xarray, dask and zarr >= 3 (python -m venv
 # v && v/bin/pip install "zarr>=3" xarray dask); without it the dask rows
 # are left out. Prints a table with the machine's load average (uptime)
-# beside each figure.
+# beside each figure, and for dask the CPU time of its process (blosc and
+# zarr-python may use threads of their own).
 suppressMessages(library(zarr))
 args <- commandArgs(TRUE)
 gib <- if (length(args) >= 1) as.numeric(args[[1]]) else 1
@@ -84,29 +86,34 @@ rm(b)
 # Each worker reads and writes with one thread.
 Sys.setenv(ZARR_NUM_THREADS = "1")
 want <- function() f(x$read(list(c(1, 1024), c(1, 1024))), reps)
-results <- list()
-for (w in c(1L, 2L)) {
-  future::plan(future::cluster, workers = w)
-  # Start the workers and load the package before timing.
-  invisible(future.apply::future_lapply(seq_len(w), function(i) requireNamespace("zarr")))
-  times <- vapply(seq_len(reps_run), function(r) {
-    load <- load_avg()
-    t <- system.time(zarr_map_blocks(x, f, out, reps = reps))[["elapsed"]]
-    results[[length(results) + 1L]] <<- list(tool = "zarr_map_blocks", workers = w, run = r, s = t, load = load)
-    t
-  }, 0)
-  stopifnot(identical(out$read(list(c(1, 1024), c(1, 1024))), want()))
-  future::plan(future::sequential)
-}
-
 python <- Sys.getenv("BENCH_PYTHON", "")
-if (nzchar(python) && file.exists(python)) {
+has_python <- nzchar(python) && file.exists(python)
+zarr_run <- function(w, r) {
+  future::plan(future::cluster, workers = w)
+  on.exit(future::plan(future::sequential))
+  # Start the workers and load the package before timing.
+  invisible(future.apply::future_lapply(seq_len(w), function(i) requireNamespace("zarr", quietly = TRUE)))
+  load <- load_avg()
+  t <- system.time(zarr_map_blocks(x, f, out, reps = reps))[["elapsed"]]
+  stopifnot(identical(out$read(list(c(1, 1024), c(1, 1024))), want()))
+  list(tool = "zarr_map_blocks", workers = w, run = r, s = t, cpu_s = NA, load = load)
+}
+dask_run <- function(w, r) {
   env <- Sys.getenv("LD_LIBRARY_PATH")
   Sys.unsetenv("LD_LIBRARY_PATH")
-  lines <- system2(python, c(file.path(script_dir, "map_blocks.py"), path, reps, reps_run), stdout = TRUE)
-  Sys.setenv(LD_LIBRARY_PATH = env)
-  for (r in jsonlite::fromJSON(lines[length(lines)], simplifyDataFrame = FALSE)) {
-    results[[length(results) + 1L]] <- r
+  on.exit(Sys.setenv(LD_LIBRARY_PATH = env))
+  lines <- system2(python, c(file.path(script_dir, "map_blocks.py"), path, reps, w), stdout = TRUE)
+  row <- jsonlite::fromJSON(lines[length(lines)], simplifyDataFrame = FALSE)
+  row$run <- r
+  row[c("tool", "workers", "run", "s", "cpu_s", "load")]
+}
+# In turns, so that every contender meets the same load: each repeat runs
+# each tool with 1 and then 2 workers.
+results <- list()
+for (r in seq_len(reps_run)) {
+  for (w in c(1L, 2L)) {
+    results[[length(results) + 1L]] <- zarr_run(w, r)
+    if (has_python) results[[length(results) + 1L]] <- dask_run(w, r)
   }
 }
 

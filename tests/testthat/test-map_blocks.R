@@ -156,6 +156,14 @@ test_that("on plan(multisession), blocks run in the workers, which open the stor
   m <- create_zarr()
   mx <- m$add_array("/", "mx", define_array("int32", 4))
   expect_error(zarr_map_blocks(mx, identity), "array '/mx'.*only in this session", class = "zarr_error_unsupported")
+
+  # Each block has its own random number stream, whatever the plan.
+  set.seed(42)
+  drawn <- unlist(zarr_map_blocks(s$x, function(b) stats::runif(1)))
+  future::plan(future::sequential) # the test's local_plan() puts the first plan back
+  set.seed(42)
+  expect_identical(unlist(zarr_map_blocks(s$x, function(b) stats::runif(1))), drawn)
+  expect_length(unique(drawn), 12L)
 })
 
 test_that("on a PSOCK cluster on localhost, blocks run in the workers and write exact results", {
