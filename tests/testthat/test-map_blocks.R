@@ -63,6 +63,15 @@ test_that("blocks can be given: large regions of out, partial edge chunks, 1-d a
   ranges <- zarr_map_blocks(x, function(b) range(b), blocks = list(list(NULL, c(2, 3)), list(4:6, 7)))
   expect_identical(ranges, list(c(24L, 69L), c(142L, 144L)))
 
+  # The blocks are chunks of out, whatever the chunks of x.
+  d2 <- define_array("int32", c(23, 7))
+  d2$chunk_shape <- c(10, 7)
+  w <- z$add_array("/", "w", d2)
+  expect_identical(length(zarr_map_blocks(x, function(b) b * 3L, w, resume = FALSE)$read()), 161L)
+  expect_identical(w[], v * 3L)
+  expect_identical(zarr_map_blocks(x, function(b) dim(b), blocks = w$chunk_regions(3)),
+                   list(c(10L, 7L), c(10L, 7L), c(3L, 7L)))
+
   d1 <- define_array("float64", 10)
   d1$chunk_shape <- 4
   a <- z$add_array("/", "a", d1)
