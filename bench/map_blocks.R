@@ -22,8 +22,9 @@
 # BENCH_PYTHON: a Python with xarray, dask and zarr >= 3 (python -m venv
 # v && v/bin/pip install "zarr>=3" xarray dask); without it the dask rows
 # are left out. Prints a table with the machine's load average (uptime)
-# beside each figure, and for dask the CPU time of its process (blosc and
-# zarr-python may use threads of their own).
+# beside each figure, and the CPU time the job took (this process and the
+# workers; dask's process with its threads), which the load of other
+# processes does not change as much as the elapsed time.
 suppressMessages(library(zarr))
 args <- commandArgs(TRUE)
 gib <- if (length(args) >= 1) as.numeric(args[[1]]) else 1
@@ -86,17 +87,32 @@ rm(b)
 # Each worker reads and writes with one thread.
 Sys.setenv(ZARR_NUM_THREADS = "1")
 want <- function() f(x$read(list(c(1, 1024), c(1, 1024))), reps)
+# CPU seconds (user + system) used so far by the processes `pids`
+# (/proc/<pid>/stat, in clock ticks of 1/100 s), and by this one.
+cpu_of <- function(pids) {
+  sum(vapply(pids, function(p) {
+    v <- strsplit(sub("^.*\\) ", "", readLines(sprintf("/proc/%d/stat", p), n = 1L)), " ")[[1]]
+    sum(as.numeric(v[12:13])) / 100
+  }, 0))
+}
+cpu_self <- function() sum(proc.time()[c("user.self", "sys.self")])
+
 python <- Sys.getenv("BENCH_PYTHON", "")
 has_python <- nzchar(python) && file.exists(python)
 zarr_run <- function(w, r) {
   future::plan(future::cluster, workers = w)
   on.exit(future::plan(future::sequential))
   # Start the workers and load the package before timing.
-  invisible(future.apply::future_lapply(seq_len(w), function(i) requireNamespace("zarr", quietly = TRUE)))
+  pids <- unique(unlist(future.apply::future_lapply(seq_len(w), function(i) {
+    requireNamespace("zarr", quietly = TRUE)
+    Sys.getpid()
+  })))
   load <- load_avg()
+  c0 <- cpu_of(pids) + cpu_self()
   t <- system.time(zarr_map_blocks(x, f, out, reps = reps))[["elapsed"]]
+  cpu <- cpu_of(pids) + cpu_self() - c0
   stopifnot(identical(out$read(list(c(1, 1024), c(1, 1024))), want()))
-  list(tool = "zarr_map_blocks", workers = w, run = r, s = t, cpu_s = NA, load = load)
+  list(tool = "zarr_map_blocks", workers = w, run = r, s = t, cpu_s = cpu, load = load)
 }
 dask_run <- function(w, r) {
   env <- Sys.getenv("LD_LIBRARY_PATH")
@@ -120,7 +136,7 @@ for (r in seq_len(reps_run)) {
 tab <- do.call(rbind, lapply(results, as.data.frame))
 print(tab, row.names = FALSE)
 cat("\nmedians:\n")
-med <- aggregate(s ~ tool + workers, tab, median)
+med <- aggregate(cbind(s, cpu_s) ~ tool + workers, tab, median)
 base <- med$s[med$workers == 1]
 names(base) <- med$tool[med$workers == 1]
 med$speedup <- base[med$tool] / med$s
