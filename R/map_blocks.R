@@ -288,9 +288,7 @@ region_label <- function(b) {
 # Evaluate the job's blocks on the current plan (or here, without
 # future.apply), with progress updates for progressr.
 map_blocks_run <- function(job, f, dots, use_future) {
-  if (!use_future || !in_process_only(job)) {
-    # nothing to check
-  } else if (!plan_is_sequential()) {
+  if (use_future && in_process_only(job) && !plan_is_sequential()) {
     zarr_abort("unsupported", sprintf(paste0("%s is in a store that exists only in this session (memory, reference ",
                                              "or R store): workers cannot open it; use plan(sequential) or a ",
                                              "local or object store"),
@@ -413,8 +411,9 @@ block_abort <- function(e, i, job) {
 with_block_progress <- function(n, run) {
   if (!requireNamespace("progressr", quietly = TRUE)) return(run(NULL))
   if (!progress_wanted()) return(run(progressr::progressor(steps = n)))
-  handlers <- progressr::handlers()
-  if (!length(handlers)) handlers <- list(progressr::handler_cli())
+  # progressr::handlers() gives its text bar when none were set: the option
+  # says whether the user chose any.
+  handlers <- if (length(getOption("progressr.handlers"))) progressr::handlers() else list(progressr::handler_cli())
   progressr::with_progress(run(progressr::progressor(steps = n)), handlers = handlers)
 }
 
