@@ -145,12 +145,13 @@ test_that("on plan(multisession), blocks run in the workers, which open the stor
   zarr_map_blocks(s$x, function(b) b * k, s$out)
   expect_identical(s$out[], s$value * 2)
 
-  r <- zarr_map_blocks(s$x, function(b) list(first = b[1], pid = Sys.getpid(), lib = "zarr" %in% loadedNamespaces()))
+  r <- zarr_map_blocks(s$x, function(b) list(first = b[1], pid = Sys.getpid(), lib = find.package("zarr")))
   expect_identical(vapply(r, `[[`, 0, "first"), block_firsts)
   pids <- unique(vapply(r, `[[`, 0L, "pid"))
   expect_length(pids, 2L)
   expect_false(Sys.getpid() %in% pids)
-  expect_identical(unique(vapply(r, `[[`, NA, "lib")), TRUE)
+  # The workers, fresh R processes, found this installation (through R_LIBS).
+  expect_identical(unique(vapply(r, `[[`, "", "lib")), find.package("zarr"))
 
   # A worker's error comes back here with its block and region.
   e <- expect_error(zarr_map_blocks(s$x, function(b) if (any(b == 287)) stop("no 287 please") else b, s$out),
