@@ -59,6 +59,8 @@
 #' number of the block), `region` (its selection, a list of `c(first,
 #' last)` per dimension), `pid` and `parent` (the original condition, when
 #' the error came from R). Blocks finished before the error stay written.
+#' A worker process that dies (killed, out of memory) ends the run with
+#' `future`'s own error (a `FutureError`) instead.
 #' With `resume = TRUE`, blocks whose chunks of `out` are all stored already
 #' are skipped: after a failed or killed run, the same call evaluates only
 #' the blocks that are missing. A chunk whose values all equal the fill
