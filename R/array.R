@@ -134,6 +134,8 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   never write the same chunk and lose nothing, on any store. The
     #'   split is along the dimension with the most chunks (the last of
     #'   equals), in runs of neighbouring chunks as equal as possible.
+    #'   [zarr_map_blocks()] runs a function over such regions in parallel;
+    #'   [zarr_many_writers] has the rule for many writers.
     #' @param n The number of regions wanted: a positive whole number.
     #'   Fewer are returned when that dimension has fewer than `n` chunks.
     #' @return A list of selections, each a list with one vector of

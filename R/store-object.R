@@ -66,7 +66,8 @@
 #' Each chunk is one object, written by one request: processes or machines
 #' that write disjoint, chunk-aligned regions of one array (see
 #' `chunk_regions()` of [zarr_array]) lose nothing. Writes of parts of one
-#' chunk by two processes at once are last-writer-wins for the whole chunk.
+#' chunk by two processes at once are last-writer-wins for the whole chunk
+#' (the rule for every store: [zarr_many_writers]).
 #'
 #' Metadata documents (attributes, shape) are guarded: a writable store
 #' remembers the version (ETag) of each document it reads, at the cost of

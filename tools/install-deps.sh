@@ -9,7 +9,8 @@ command -v Rscript >/dev/null 2>&1 || need="r-base-dev"
 for p in R6:r-cran-r6 jsonlite:r-cran-jsonlite testthat:r-cran-testthat bit64:r-cran-bit64 \
          withr:r-cran-withr knitr:r-cran-knitr rmarkdown:r-cran-rmarkdown \
          roxygen2:r-cran-roxygen2 lintr:r-cran-lintr \
-         DelayedArray:r-bioc-delayedarray stars:r-cran-stars; do
+         DelayedArray:r-bioc-delayedarray stars:r-cran-stars future:r-cran-future \
+         future.apply:r-cran-future.apply progressr:r-cran-progressr; do
   pkg=${p%%:*}
   deb=${p#*:}
   if ! command -v Rscript >/dev/null 2>&1 || \
