@@ -33,8 +33,8 @@ zarr_domain <- R6::R6Class("zarr_domain",
     #'   other domains.
     build = function(name, metadata, parent, store) {
       switch(metadata$node_type,
-        group = r6_new(zarr_group, name, metadata, parent, store),
-        array = r6_new(zarr_array, name, metadata, parent, store),
+        group = zarr_group$new(name, metadata, parent, store),
+        array = zarr_array$new(name, metadata, parent, store),
         zarr_abort("metadata", sprintf("node '%s' has an unknown node_type", name))
       )
     }

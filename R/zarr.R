@@ -350,14 +350,14 @@ open_zarr <- function(location, read_only = FALSE) {
   if (is_reference_set(location)) return(zarr$new(zarr_refstore$new(location)))
   if (grepl("://", location, fixed = TRUE)) {
     if (is_object_url(location)) {
-      return(zarr$new(r6_new(zarr_objectstore, location, read_only = read_only)))
+      return(zarr$new(zarr_objectstore$new(location, read_only = read_only)))
     }
     if (grepl("^https?://", location, ignore.case = TRUE)) {
       # HTTP stores are always read-only, whatever `read_only` says.
-      return(zarr$new(r6_new(zarr_httpstore, location)))
+      return(zarr$new(zarr_httpstore$new(location)))
     }
   }
-  store <- r6_new(zarr_localstore, location, read_only = read_only, create = FALSE)
+  store <- zarr_localstore$new(location, read_only = read_only, create = FALSE)
   zarr$new(store)
 }
 

@@ -17,12 +17,10 @@ NULL
 # zarr-python builds its classes at `import zarr`; loading them with the
 # package here does the same, so the first open costs what later ones do.
 load_open_classes <- function() {
-  # (and what r6_new() works out once per class, for those it builds)
-  for (gen in list(zarr_localstore, zarr_httpstore, zarr_group, zarr_array)) r6_plans[[gen$classname]] <- r6_plan(gen)
   invisible(list(zarr, zarr_store, zarr_localstore, zarr_httpstore, zarr_node, zarr_group, zarr_array,
                  # and the functions of `open_zarr(dir)[["/x"]]`, lazy-loaded as well
                  open_zarr, is_reference_set, is_object_url, check_store_folder, zarr_call, rz_store_local,
                  store_get_metadata, rz_node_metadata, node_key_path, zarr_defer_root, zarr_get_node, root_child,
-                 child_metadata, node_defer_parent, `[[.zarr`, root_path, r6_new, r6_fill, r6_current,
+                 child_metadata, node_defer_parent, `[[.zarr`, root_path,
                  without_file_scheme))
 }
