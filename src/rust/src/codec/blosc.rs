@@ -342,15 +342,6 @@ impl BytesToBytes for Blosc {
         }
     }
 
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.decode_slice(&input, decoded_len, ctx)
-    }
-
     fn decode_slice(
         &self,
         input: &[u8],

@@ -2,7 +2,7 @@
 //! v3): numcodecs' `BZ2`, a bzip2 stream (Python's `bz2.compress`).
 //! Configuration: `level`, an integer 1 to 9.
 
-use super::level::{level_codec_spec, Ops};
+use super::level::level_codec_spec;
 use super::limited::read_limited;
 use super::registry::{CodecSpec, Kind, Param};
 use crate::error::{Result, ZarrError};
@@ -14,13 +14,7 @@ pub static SPEC: CodecSpec = level_codec_spec!(
     Param::required("level", Kind::Int(1, 9)),
     1,
     1,
-    &OPS
 );
-
-static OPS: Ops = Ops {
-    compress,
-    decompress,
-};
 
 fn compress(level: i64, input: &[u8]) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| ZarrError::Codec(format!("bz2: compression failed: {e}"));

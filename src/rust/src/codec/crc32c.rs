@@ -50,6 +50,34 @@ impl Crc32c {
     }
 }
 
+/// The length of the data before the checksum, once the checksum is
+/// checked (a mismatch is an error under strict checksums, else a warning).
+fn checked_len(input: &[u8], ctx: &CodecContext) -> Result<usize> {
+    if input.len() < CHECKSUM_LEN {
+        return Err(ZarrError::CorruptChunk(format!(
+            "crc32c: {} has {} bytes, too short to hold a 4-byte checksum",
+            ctx.what,
+            input.len()
+        )));
+    }
+    let data_len = input.len() - CHECKSUM_LEN;
+    let mut stored = [0u8; CHECKSUM_LEN];
+    stored.copy_from_slice(&input[data_len..]);
+    let stored = u32::from_le_bytes(stored);
+    let computed = crc32c::crc32c(&input[..data_len]);
+    if stored != computed {
+        let msg = format!(
+            "crc32c checksum mismatch in {}: stored 0x{stored:08X}, computed 0x{computed:08X}",
+            ctx.what
+        );
+        if ctx.strict_checksums {
+            return Err(ZarrError::Checksum(msg));
+        }
+        ctx.warnings.push(msg);
+    }
+    Ok(data_len)
+}
+
 impl BytesToBytes for Crc32c {
     fn spec(&self) -> &'static CodecSpec {
         &SPEC
@@ -66,34 +94,22 @@ impl BytesToBytes for Crc32c {
         Ok(out)
     }
 
+    fn decode_slice(
+        &self,
+        input: &[u8],
+        _decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        Ok(input[..checked_len(input, ctx)?].to_vec())
+    }
+
     fn decode(
         &self,
         input: Vec<u8>,
         _decoded_len: Option<usize>,
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        if input.len() < CHECKSUM_LEN {
-            return Err(ZarrError::CorruptChunk(format!(
-                "crc32c: {} has {} bytes, too short to hold a 4-byte checksum",
-                ctx.what,
-                input.len()
-            )));
-        }
-        let data_len = input.len() - CHECKSUM_LEN;
-        let mut stored = [0u8; CHECKSUM_LEN];
-        stored.copy_from_slice(&input[data_len..]);
-        let stored = u32::from_le_bytes(stored);
-        let computed = crc32c::crc32c(&input[..data_len]);
-        if stored != computed {
-            let msg = format!(
-                "crc32c checksum mismatch in {}: stored 0x{stored:08X}, computed 0x{computed:08X}",
-                ctx.what
-            );
-            if ctx.strict_checksums {
-                return Err(ZarrError::Checksum(msg));
-            }
-            ctx.warnings.push(msg);
-        }
+        let data_len = checked_len(&input, ctx)?;
         // Dropping the tail in place keeps the chunk buffer; no copy.
         let mut out = input;
         out.truncate(data_len);
@@ -103,16 +119,9 @@ impl BytesToBytes for Crc32c {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx_of as ctx, CHUNK};
     use super::super::Warnings;
     use super::*;
-
-    fn ctx(w: &Warnings, strict: bool) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: strict,
-            warnings: w,
-            what: "array '/t' chunk 'c/0'",
-        }
-    }
 
     fn codec() -> Crc32c {
         Crc32c::from_config(&Map::new()).unwrap()
@@ -178,7 +187,7 @@ mod tests {
         assert_eq!(dec, b"023456789");
         let msgs = w.take();
         assert_eq!(msgs.len(), 1);
-        assert!(msgs[0].contains("array '/t' chunk 'c/0'"), "{}", msgs[0]);
+        assert!(msgs[0].contains(CHUNK), "{}", msgs[0]);
         assert!(msgs[0].contains("0xE3069283"), "{}", msgs[0]);
         assert!(msgs[0].contains("crc32c"), "{}", msgs[0]);
     }
@@ -191,7 +200,7 @@ mod tests {
         enc[last] ^= 0x01;
         let e = codec().decode(enc, None, &ctx(&w, true)).unwrap_err();
         assert_eq!(e.kind(), "checksum");
-        assert!(e.message().contains("array '/t' chunk 'c/0'"));
+        assert!(e.message().contains(CHUNK));
         assert!(e.message().contains("stored 0xE2069283"), "{}", e.message());
         assert!(
             e.message().contains("computed 0xE3069283"),

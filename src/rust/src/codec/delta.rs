@@ -320,6 +320,16 @@ impl BytesToBytes for Delta {
         Ok(out)
     }
 
+    fn decode_slice(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.decode(input.to_vec(), decoded_len, ctx)
+    }
+
+    // The same integer type is summed in place, in the buffer it came in.
     fn decode(
         &self,
         input: Vec<u8>,

@@ -5,7 +5,7 @@
 //! back to back as gzip tools allow, and also zlib-wrapped deflate (RFC 1950)
 //! because some writers put that under the name `gzip`.
 
-use super::level::{level_codec_spec, Ops};
+use super::level::level_codec_spec;
 use super::limited::{is_zlib, read_limited};
 use super::registry::{CodecSpec, Kind, Param};
 use crate::error::{Result, ZarrError};
@@ -21,13 +21,7 @@ pub static SPEC: CodecSpec = level_codec_spec!(
     Param::required("level", Kind::Int(0, 9)),
     1,
     6,
-    &OPS
 );
-
-static OPS: Ops = Ops {
-    compress,
-    decompress,
-};
 
 fn compress(level: i64, input: &[u8]) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| ZarrError::Codec(format!("gzip: compression failed: {e}"));

@@ -64,15 +64,6 @@ impl BytesToBytes for LevelCodec {
         (self.ops.compress)(self.value, &input)
     }
 
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        (self.ops.decompress)(&input, decoded_len)
-    }
-
     fn decode_slice(
         &self,
         input: &[u8],
@@ -86,9 +77,10 @@ impl BytesToBytes for LevelCodec {
 /// The `CodecSpec` of a compressor whose one configuration member is an
 /// integer: its zarr.json name, numcodecs `id`, the member (a `Param`),
 /// the member's value when a v2 configuration omits it, the value new
-/// arrays get, and its `Ops`.
+/// arrays get. The calling file's `compress` and `decompress` functions
+/// are its `Ops`.
 macro_rules! level_codec_spec {
-    ($name:expr, $id:literal, $param:expr, $v2_default:literal, $default:literal, $ops:expr) => {
+    ($name:expr, $id:literal, $param:expr, $v2_default:literal, $default:literal $(,)?) => {
         $crate::codec::registry::CodecSpec {
             name: $name,
             v2: Some($crate::codec::v2::V2Config {
@@ -103,7 +95,12 @@ macro_rules! level_codec_spec {
             params: &[$param],
             defaults: Some(|_, _| $crate::codec::config(&[($param.key, $default.into())])),
             build: Some(|cfg, _| {
-                let c = $crate::codec::level::LevelCodec::new(&SPEC, $ops, cfg)?;
+                // The calling file's own two functions.
+                static OPS: $crate::codec::level::Ops = $crate::codec::level::Ops {
+                    compress,
+                    decompress,
+                };
+                let c = $crate::codec::level::LevelCodec::new(&SPEC, &OPS, cfg)?;
                 Ok(Box::new(c))
             }),
         }

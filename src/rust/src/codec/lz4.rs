@@ -4,7 +4,7 @@
 //! `acceleration`, an integer (kept and written back; the pure Rust
 //! encoder used here has a single speed).
 
-use super::level::{level_codec_spec, Ops};
+use super::level::level_codec_spec;
 use super::registry::{CodecSpec, Kind, Lit, Param};
 use crate::error::{Result, ZarrError};
 
@@ -15,13 +15,7 @@ pub static SPEC: CodecSpec = level_codec_spec!(
     Param::optional("acceleration", Kind::Int(i64::MIN, i64::MAX), Lit::Int(1)),
     1,
     1,
-    &OPS
 );
-
-static OPS: Ops = Ops {
-    compress,
-    decompress,
-};
 
 /// The largest output an LZ4 block of `n` bytes can give: each byte of a
 /// block expands to at most 255 (a match length run), plus the literals.

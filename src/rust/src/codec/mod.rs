@@ -98,24 +98,25 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     fn encode_into(&self, _input: &[u8], _out: &mut Vec<u8>) -> Option<Result<()>> {
         None
     }
-    /// `decoded_len` is the size the output must have when this is the
-    /// first codec after array -> bytes (lets decompressors allocate once).
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>>;
-    /// `decode` of bytes that belong to a larger buffer (an inner chunk in
-    /// a shard fetched whole); codecs that only read their input decode
-    /// them where they are instead of from a copy.
+    /// Decode `input`. `decoded_len` is the size the output must have when
+    /// this is the first codec after array -> bytes (lets decompressors
+    /// allocate once). The bytes may belong to a larger buffer (an inner
+    /// chunk in a shard fetched whole), so codecs read them where they are.
     fn decode_slice(
         &self,
         input: &[u8],
         decoded_len: Option<usize>,
         ctx: &CodecContext,
+    ) -> Result<Vec<u8>>;
+    /// `decode_slice` of bytes the codec may keep: a codec whose output is
+    /// its input cut short (crc32c) gives back the same buffer.
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        self.decode(input.to_vec(), decoded_len, ctx)
+        self.decode_slice(&input, decoded_len, ctx)
     }
     /// The `{"name": ..., "configuration": ...}` entry of zarr.json (a
     /// codec without members writes its name alone, as zarr-python does).

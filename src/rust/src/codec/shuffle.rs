@@ -72,13 +72,13 @@ impl BytesToBytes for Shuffle {
         Ok(self.permute(&input, false))
     }
 
-    fn decode(
+    fn decode_slice(
         &self,
-        input: Vec<u8>,
+        input: &[u8],
         _decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        Ok(self.permute(&input, true))
+        Ok(self.permute(input, true))
     }
 }
 

@@ -4,10 +4,18 @@ use super::{CodecContext, Warnings};
 
 /// A context that only warns on checksum mismatches.
 pub fn ctx(w: &Warnings) -> CodecContext<'_> {
+    ctx_of(w, false)
+}
+
+/// What `ctx_of` names its chunk in messages.
+pub const CHUNK: &str = "array '/t' chunk 'c/0'";
+
+/// A context whose checksum mismatches are errors when `strict`.
+pub fn ctx_of(w: &Warnings, strict: bool) -> CodecContext<'_> {
     CodecContext {
-        strict_checksums: false,
+        strict_checksums: strict,
         warnings: w,
-        what: "test chunk",
+        what: CHUNK,
     }
 }
 

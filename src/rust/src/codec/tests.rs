@@ -80,7 +80,7 @@ fn a_wrong_length_after_decoding_is_a_corrupt_chunk() {
     .unwrap();
     let e = chain.decode(vec![0u8; 7], &[2], &ctx(&w)).unwrap_err();
     assert_eq!(e.kind(), "corrupt_chunk");
-    assert!(e.message().contains("test chunk"));
+    assert!(e.message().contains(super::test_util::CHUNK));
 }
 
 #[test]

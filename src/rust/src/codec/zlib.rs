@@ -5,7 +5,7 @@
 //! "configuration": {"level": L}}` (the name numcodecs gives it in Zarr v3).
 //! Configuration: `level`, an integer from -1 (zlib's default, 6) to 9.
 
-use super::level::{level_codec_spec, Ops};
+use super::level::level_codec_spec;
 use super::limited::{is_zlib, read_limited};
 use super::registry::{CodecSpec, Kind, Param};
 use crate::error::{Result, ZarrError};
@@ -20,13 +20,7 @@ pub static SPEC: CodecSpec = level_codec_spec!(
     Param::required("level", Kind::Int(-1, 9)),
     1,
     1,
-    &OPS
 );
-
-static OPS: Ops = Ops {
-    compress,
-    decompress,
-};
 
 fn compress(level: i64, input: &[u8]) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| ZarrError::Codec(format!("zlib: compression failed: {e}"));

@@ -265,15 +265,6 @@ impl BytesToBytes for Zstd {
         Some(self.compress_into(input, out))
     }
 
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.decode_slice(&input, decoded_len, ctx)
-    }
-
     fn decode_slice(
         &self,
         input: &[u8],
@@ -319,16 +310,9 @@ impl BytesToBytes for Zstd {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_util::{ctx_of as ctx, CHUNK};
     use super::super::Warnings;
     use super::*;
-
-    fn ctx(w: &Warnings, strict: bool) -> CodecContext<'_> {
-        CodecContext {
-            strict_checksums: strict,
-            warnings: w,
-            what: "array '/z' chunk 'c/1'",
-        }
-    }
 
     fn zstd(level: i64, checksum: bool) -> Zstd {
         Zstd::from_config(
@@ -504,7 +488,7 @@ mod tests {
             let msgs = w.take();
             assert_eq!(msgs.len(), 1);
             assert!(
-                msgs[0].contains("array '/z' chunk 'c/1'") && msgs[0].contains("zstd"),
+                msgs[0].contains(CHUNK) && msgs[0].contains("zstd"),
                 "{}",
                 msgs[0]
             );
@@ -520,7 +504,7 @@ mod tests {
                 .decode(with_bad_checksum(&data), hint, &ctx(&w, true))
                 .unwrap_err();
             assert_eq!(e.kind(), "checksum");
-            assert!(e.message().contains("array '/z' chunk 'c/1'"));
+            assert!(e.message().contains(CHUNK));
         }
         assert!(w.take().is_empty());
     }
