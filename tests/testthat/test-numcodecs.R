@@ -5,12 +5,27 @@
 # versions; they run only when Python tests are asked (helper-python.R).
 
 numcodecs_writers <- list(
-  zarr34 = list(python = c("python3.13", "python3.12"),
+  zarr34 = list(python = c("python3.13", "python3.12", "python3"), min = "3.12",
                 pkgs = c("zarr==3.4.2", "numcodecs==0.17.1", "numpy")),
-  zarr218 = list(python = c("python3.11", "python3.12", "python3"),
+  zarr218 = list(python = c("python3.11", "python3.12", "python3"), min = "3.11",
                  pkgs = c("zarr==2.18.7", "numcodecs==0.15.2", "numpy<2.3"))
 )
 numcodecs_cache <- new.env(parent = emptyenv())
+
+# The first of `names` that runs and is Python `min` or later ("" if none):
+# a pyenv shim of a version not selected is on the PATH but does not run.
+numcodecs_base_python <- function(names, min) {
+  for (name in names) {
+    py <- Sys.which(name)
+    if (!nzchar(py)) next
+    ok <- tryCatch({
+      v <- run_python_command(py, c("-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
+      v$status == 0L && package_version(trimws(v$output)) >= min
+    }, error = function(e) FALSE)
+    if (ok) return(unname(py))
+  }
+  ""
+}
 
 # The Python of the venv of one writer, made on first use in
 # ZARR_TEST_NUMCODECS_VENV (else the session's temporary folder).
@@ -25,8 +40,8 @@ python_numcodecs <- function(writer) {
   py <- venv_python_path(venv)
   ok <- function() file.exists(py) && run_python_command(py, c("-c", "import zarr, numcodecs"))$status == 0L
   if (!ok()) {
-    base <- unname(Filter(nzchar, Sys.which(w$python))[1])
-    if (is.na(base)) testthat::skip(sprintf("no %s for %s", paste(w$python, collapse = " or "), writer))
+    base <- numcodecs_base_python(w$python, w$min)
+    if (!nzchar(base)) testthat::skip(sprintf("no Python %s or later for %s", w$min, writer))
     dir.create(root, recursive = TRUE, showWarnings = FALSE)
     res <- run_python_command(base, c("-m", "venv", venv))
     if (res$status != 0L) stop(sprintf("could not create a venv in '%s':\n%s", venv, res$output), call. = FALSE)
