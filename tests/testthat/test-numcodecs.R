@@ -5,10 +5,11 @@
 # versions; they run only when Python tests are asked (helper-python.R).
 
 numcodecs_writers <- list(
-  zarr34 = list(python = c("python3.13", "python3.12", "python3"), min = "3.12",
-                pkgs = c("zarr==3.4.2", "numcodecs==0.17.1", "numpy")),
   zarr218 = list(python = c("python3.11", "python3.12", "python3"), min = "3.11",
-                 pkgs = c("zarr==2.18.7", "numcodecs==0.15.2", "numpy<2.3"))
+                 pkgs = c("zarr==2.18.7", "numcodecs==0.15.2", "numpy<2.3")),
+  # Last: without a Python 3.12, the tests skip once the 2.18 checks are done.
+  zarr34 = list(python = c("python3.13", "python3.12", "python3"), min = "3.12",
+                pkgs = c("zarr==3.4.2", "numcodecs==0.17.1", "numpy"))
 )
 numcodecs_cache <- new.env(parent = emptyenv())
 
