@@ -26,6 +26,8 @@ export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
 # Azurite (npm) and fake-gcs-server (PyPI) for the Azure and GCS tests.
 export ZARR_TEST_AZURITE_DIR ?= $(CURDIR)/.azurite
 export ZARR_TEST_GCS_VENV ?= $(CURDIR)/.venv-gcs
+# zarr-python 2.18 and 3.4 with numcodecs for tests/testthat/test-numcodecs.R.
+export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 
