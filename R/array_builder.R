@@ -41,7 +41,10 @@ default_codec_configuration <- function(codec, configuration, data_type, ndim) {
 }
 
 codec_entry <- function(name, configuration) {
-  if (length(configuration)) list(name = name, configuration = configuration) else list(name = name)
+  # zarr-python's numcodecs.* codecs refuse an entry without "configuration".
+  if (length(configuration)) return(list(name = name, configuration = configuration))
+  if (startsWith(name, "numcodecs.")) return(list(name = name, configuration = structure(list(), names = character())))
+  list(name = name)
 }
 
 # R-CF's default chain, which R code written for it edits (for example

@@ -6,10 +6,11 @@
 //! reader warns and still returns the data, so one flipped bit does not make
 //! a whole array unreadable.
 
+use super::checksum32::Checksum32;
 use super::registry::CodecSpec;
 use super::v2::V2Config;
-use super::{config, BytesToBytes, CodecContext, Mode};
-use crate::error::{Result, ZarrError};
+use super::{config, Mode};
+use crate::error::ZarrError;
 use serde_json::{json, Map, Value};
 
 pub const NAME: &str = "crc32c";
@@ -34,97 +35,19 @@ pub static SPEC: CodecSpec = CodecSpec {
     mode: Mode::BytesToBytes,
     params: &[],
     defaults: Some(|_, _| config(&[])),
-    build: Some(|cfg, _| Ok(Box::new(Crc32c::from_config(cfg)?))),
+    // The spec defines no configuration members; any given are ignored so
+    // that metadata from writers that add their own stays readable.
+    build: Some(|_, _| Ok(Box::new(Checksum32::crc32c()))),
 };
-
-const CHECKSUM_LEN: usize = 4;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Crc32c {}
-
-impl Crc32c {
-    /// The spec defines no configuration members; any given are ignored so
-    /// that metadata from writers that add their own stays readable.
-    pub fn from_config(_config: &Map<String, Value>) -> Result<Crc32c> {
-        Ok(Crc32c {})
-    }
-}
-
-/// The length of the data before the checksum, once the checksum is
-/// checked (a mismatch is an error under strict checksums, else a warning).
-fn checked_len(input: &[u8], ctx: &CodecContext) -> Result<usize> {
-    if input.len() < CHECKSUM_LEN {
-        return Err(ZarrError::CorruptChunk(format!(
-            "crc32c: {} has {} bytes, too short to hold a 4-byte checksum",
-            ctx.what,
-            input.len()
-        )));
-    }
-    let data_len = input.len() - CHECKSUM_LEN;
-    let mut stored = [0u8; CHECKSUM_LEN];
-    stored.copy_from_slice(&input[data_len..]);
-    let stored = u32::from_le_bytes(stored);
-    let computed = crc32c::crc32c(&input[..data_len]);
-    if stored != computed {
-        let msg = format!(
-            "crc32c checksum mismatch in {}: stored 0x{stored:08X}, computed 0x{computed:08X}",
-            ctx.what
-        );
-        if ctx.strict_checksums {
-            return Err(ZarrError::Checksum(msg));
-        }
-        ctx.warnings.push(msg);
-    }
-    Ok(data_len)
-}
-
-impl BytesToBytes for Crc32c {
-    fn spec(&self) -> &'static CodecSpec {
-        &SPEC
-    }
-
-    fn configuration(&self) -> Map<String, Value> {
-        Map::new()
-    }
-
-    fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let crc = crc32c::crc32c(&input);
-        let mut out = input;
-        out.extend_from_slice(&crc.to_le_bytes());
-        Ok(out)
-    }
-
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        _decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        Ok(input[..checked_len(input, ctx)?].to_vec())
-    }
-
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        _decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        let data_len = checked_len(&input, ctx)?;
-        // Dropping the tail in place keeps the chunk buffer; no copy.
-        let mut out = input;
-        out.truncate(data_len);
-        Ok(out)
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::{ctx_of as ctx, CHUNK};
-    use super::super::Warnings;
+    use super::super::{BytesToBytes, Warnings};
     use super::*;
 
-    fn codec() -> Crc32c {
-        Crc32c::from_config(&Map::new()).unwrap()
+    fn codec() -> Checksum32 {
+        Checksum32::crc32c()
     }
 
     #[test]

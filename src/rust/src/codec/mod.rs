@@ -14,6 +14,7 @@ use std::sync::Mutex;
 pub mod blosc;
 pub mod bytes;
 pub mod bz2;
+pub mod checksum32;
 pub mod crc32c;
 pub mod delta;
 pub mod fixed_string;
@@ -84,6 +85,18 @@ pub struct CodecContext<'a> {
     pub what: &'a str,
 }
 
+impl CodecContext<'_> {
+    /// A checksum mismatch, described by `msg`: an error under
+    /// `strict_checksums`, else a warning (the data is still returned).
+    pub fn mismatch(&self, msg: String) -> Result<()> {
+        if self.strict_checksums {
+            return Err(ZarrError::Checksum(msg));
+        }
+        self.warnings.push(msg);
+        Ok(())
+    }
+}
+
 pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     /// The codec's declaration in the registry.
     fn spec(&self) -> &'static CodecSpec;
@@ -124,7 +137,8 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
         let cfg = self.configuration();
         let mut entry = Map::new();
         entry.insert("name".into(), self.name().into());
-        if !cfg.is_empty() {
+        // zarr-python's numcodecs.* codecs refuse an entry without one.
+        if !cfg.is_empty() || self.name().starts_with("numcodecs.") {
             entry.insert("configuration".into(), Value::Object(cfg));
         }
         Value::Object(entry)
@@ -191,7 +205,11 @@ fn bytes_to_bytes(
 ) -> Result<Option<Box<dyn BytesToBytes>>> {
     match spec(name) {
         Some(s) if s.build.is_some() => s.build_bytes(config, dtype).map(Some),
-        _ => Ok(None),
+        Some(_) => Ok(None),
+        None => match registry::numcodecs_alias(name, config, dtype)? {
+            Some((s, config)) => s.build_bytes(&config, dtype).map(Some),
+            None => Ok(None),
+        },
     }
 }
 

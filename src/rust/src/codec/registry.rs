@@ -238,6 +238,10 @@ pub static REGISTRY: &[&CodecSpec] = &[
     &super::bz2::SPEC,
     &super::shuffle::SPEC,
     &super::delta::SPEC,
+    &super::checksum32::CRC32,
+    &super::checksum32::ADLER32,
+    &super::checksum32::FLETCHER32,
+    &super::checksum32::JENKINS_LOOKUP3,
 ];
 
 /// The codec named `name` in Zarr v3 metadata.
@@ -250,9 +254,46 @@ pub fn spec_of_v2_id(id: &str) -> Option<&'static CodecSpec> {
     REGISTRY.iter().copied().find(|s| s.v2_id() == Some(id))
 }
 
+/// The codec zarr-python names `numcodecs.<id>` in Zarr v3 metadata when
+/// the registry has it under another name (`numcodecs.gzip` is `gzip`,
+/// `numcodecs.blosc` is `blosc`): numcodecs' configuration members are its
+/// Zarr v2 ones, so the codec's `from_v2` reads them (numcodecs' defaults
+/// for absent members, blosc's integer shuffles). Returns its spec and
+/// configuration; None for other names. Written back, it has the
+/// registry's name, which zarr-python reads too.
+pub fn numcodecs_alias(
+    name: &str,
+    config: &Map<String, Value>,
+    dtype: DataType,
+) -> Result<Option<(&'static CodecSpec, Map<String, Value>)>> {
+    let Some(s) = alias_spec(name) else {
+        return Ok(None);
+    };
+    let Some(v2) = s.v2.as_ref() else {
+        return Ok(None);
+    };
+    // What a codec right after `bytes` receives: elements of the data type.
+    let mut typesize = dtype.size().max(1);
+    let entry = (v2.from_v2)(config, &mut typesize, "codec")?;
+    let config = entry
+        .get("configuration")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    Ok(Some((s, config)))
+}
+
+/// The spec `numcodecs.<id>` stands for, when it is not that spec's name.
+fn alias_spec(name: &str) -> Option<&'static CodecSpec> {
+    let id = name.strip_prefix("numcodecs.")?;
+    spec_of_v2_id(id).filter(|s| s.name != name && s.mode == super::Mode::BytesToBytes)
+}
+
 /// The configuration members the codec named `name` reads; None for a name
 /// that is no codec here. A member not listed is ignored when the codec is
 /// built, and `metadata::strict` tells the reader so.
 pub fn configuration_members(name: &str) -> Option<Vec<&'static str>> {
-    spec(name).map(CodecSpec::members)
+    spec(name)
+        .or_else(|| alias_spec(name))
+        .map(CodecSpec::members)
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::dtype::ALL_DATA_TYPES;
+use serde_json::json;
 
 #[test]
 fn every_codec_has_one_name_and_one_v2_id() {
@@ -88,4 +89,67 @@ fn members_without_a_value_take_their_declared_absent_value_or_are_required() {
             }
         }
     }
+}
+
+#[test]
+fn numcodecs_names_of_registry_codecs_read_numcodecs_configurations() {
+    let make = |name: &str, cfg: Value, dtype: DataType| {
+        bytes_to_bytes(name, cfg.as_object().unwrap(), dtype)
+    };
+    // zarr-python 3.4 writes numcodecs' members, absent ones meaning
+    // numcodecs' defaults (gzip level 1; blosc lz4, 5, shuffle).
+    let g = make("numcodecs.gzip", json!({}), DataType::Int16)
+        .unwrap()
+        .unwrap();
+    assert_eq!(g.name(), "gzip");
+    assert_eq!(g.configuration()["level"], 1);
+    let b = make("numcodecs.blosc", json!({}), DataType::Int16)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        Value::from(b.configuration()),
+        json!({"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0})
+    );
+    let auto = json!({"cname": "zstd", "clevel": 3, "shuffle": -1});
+    let b = make("numcodecs.blosc", auto.clone(), DataType::Float64)
+        .unwrap()
+        .unwrap();
+    assert_eq!(b.configuration()["shuffle"], "shuffle");
+    assert_eq!(b.configuration()["cname"], "zstd");
+    let b = make("numcodecs.blosc", auto, DataType::UInt8)
+        .unwrap()
+        .unwrap();
+    assert_eq!(b.configuration()["shuffle"], "bitshuffle");
+    let z = make(
+        "numcodecs.zstd",
+        json!({"level": 2, "checksum": true}),
+        DataType::Int32,
+    );
+    assert_eq!(
+        Value::from(z.unwrap().unwrap().configuration()),
+        json!({"level": 2, "checksum": true})
+    );
+    let c = make("numcodecs.crc32c", json!({}), DataType::Int32)
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.name(), "crc32c");
+    let e = make(
+        "numcodecs.crc32c",
+        json!({"location": "start"}),
+        DataType::Int32,
+    )
+    .unwrap_err();
+    assert!(e.message().contains("location"), "{}", e.message());
+    // Codecs registered under their numcodecs name are no aliases; unknown
+    // names stay unknown.
+    assert!(
+        registry::numcodecs_alias("numcodecs.delta", &Map::new(), DataType::Int32)
+            .unwrap()
+            .is_none()
+    );
+    assert!(make("numcodecs.nothing", json!({}), DataType::Int32)
+        .unwrap()
+        .is_none());
+    assert_eq!(configuration_members("numcodecs.gzip"), Some(vec!["level"]));
+    assert_eq!(configuration_members("numcodecs.nothing"), None);
 }

@@ -295,14 +295,10 @@ impl BytesToBytes for Zstd {
         }
         let (out, bad_frames) = stream_decode(input, decoded_len)?;
         if bad_frames > 0 {
-            let msg = format!(
+            ctx.mismatch(format!(
                 "zstd checksum mismatch in {}: {bad_frames} frame(s) do not match their stored content checksum",
                 ctx.what
-            );
-            if ctx.strict_checksums {
-                return Err(ZarrError::Checksum(msg));
-            }
-            ctx.warnings.push(msg);
+            ))?;
         }
         Ok(out)
     }
