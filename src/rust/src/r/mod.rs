@@ -172,6 +172,7 @@ mod alloc;
 mod array;
 mod cf;
 mod codec;
+mod key;
 mod metadata;
 mod node;
 mod progress;
@@ -190,5 +191,6 @@ extendr_module! {
     use array;
     use cf;
     use codec;
+    use key;
     use progress;
 }
