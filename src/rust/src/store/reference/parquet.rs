@@ -470,7 +470,7 @@ impl LazyRefs {
                 // the URL decodes them back to the same names.
                 let file = format!(
                     "{url}/{}{query}",
-                    url_escape(&file_name(field, record))
+                    crate::store::escape::path(&file_name(field, record))
                 );
                 let (store, key) = pool.locate(&file)?;
                 match store.get(&key, ByteRange::All) {
@@ -612,19 +612,6 @@ fn folder(field: &str) -> String {
 
 fn file_name(field: &str, record: u64) -> String {
     format!("{}refs.{record}.parq", folder(field))
-}
-
-/// `path` with every byte but unreserved ones and "/" percent-escaped.
-fn url_escape(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for &b in path.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The array path and chunk grid of a metadata document, if it is the
