@@ -16,11 +16,10 @@ key_encoding <- function(meta) {
   list(name = name, sep = sep)
 }
 
-# The key of the chunk at 0-based grid index `g` (relative to the array).
-chunk_key_of <- function(g, enc) {
-  idx <- paste(format(g, scientific = FALSE, trim = TRUE), collapse = enc$sep)
-  if (enc$name == "v2") return(if (length(g)) idx else "0")
-  if (length(g)) paste0("c", enc$sep, idx) else "c"
+# The keys (relative to the array) of the chunks at the 0-based grid
+# indices in the rows of matrix `index`, as the engine writes them.
+chunk_keys_of <- function(index, enc) {
+  zarr_call(rz_chunk_keys(as.numeric(t(index)), nrow(index), ncol(index), enc$name, enc$sep))
 }
 
 # The stored chunks of an array: their keys (relative to `prefix`) and
@@ -28,18 +27,9 @@ chunk_key_of <- function(g, enc) {
 # dimensions are left out (and never touched).
 stored_chunks <- function(store, prefix, enc, ndim) {
   keys <- substring(store$list_prefix(prefix), nchar(prefix) + 1L)
-  sep <- if (enc$sep == ".") "\\." else "/"
-  digits <- if (ndim) paste(rep("[0-9]+", ndim), collapse = sep) else ""
-  pattern <- if (enc$name == "v2") {
-    if (ndim) paste0("^", digits, "$") else "^0$"
-  } else {
-    if (ndim) paste0("^c", sep, digits, "$") else "^c$"
-  }
-  keys <- keys[grepl(pattern, keys)]
-  if (!ndim) return(list(keys = keys, index = matrix(0, length(keys), 0L)))
-  parts <- strsplit(if (enc$name == "v2") keys else substring(keys, 3L), enc$sep, fixed = TRUE)
-  index <- matrix(as.numeric(unlist(parts)), ncol = ndim, byrow = TRUE)
-  list(keys = keys, index = index)
+  found <- zarr_call(rz_chunk_key_index(keys, as.integer(ndim), enc$name, enc$sep))
+  index <- matrix(found$index, nrow = length(found$which), ncol = ndim, byrow = TRUE)
+  list(keys = keys[found$which], index = index)
 }
 
 # Move a stored value to another key, byte for byte.
@@ -198,8 +188,7 @@ resize_chunks <- function(arr, meta, shape, chunk, shift, target) {
   index <- stored$index
   if (any(shift != 0)) {
     index <- shift_chunks(store, prefix, enc, stored, shift, ceiling(target / chunk))
-    stored <- list(keys = vapply(seq_len(nrow(index)), function(i) chunk_key_of(index[i, ], enc), ""),
-                   index = index)
+    stored <- list(keys = chunk_keys_of(index, enc), index = index)
   }
   # The old data, in the new coordinates, ends at `data_end`.
   data_end <- shape + shift * chunk
@@ -240,8 +229,10 @@ shift_chunks <- function(store, prefix, enc, stored, shift, grid) {
   # chunk lies further along the shift, so moving in decreasing order of
   # index . shift clears every key before it is written.
   order_by <- as.numeric(stored$index[keep, , drop = FALSE] %*% shift)
+  new_keys <- character(nrow(moved))
+  new_keys[keep] <- chunk_keys_of(moved[keep, , drop = FALSE], enc)
   for (i in keep[order(order_by, decreasing = TRUE)]) {
-    move_key(store, paste0(prefix, stored$keys[i]), paste0(prefix, chunk_key_of(moved[i, ], enc)))
+    move_key(store, paste0(prefix, stored$keys[i]), paste0(prefix, new_keys[i]))
   }
   moved[keep, , drop = FALSE]
 }
@@ -347,10 +338,10 @@ array_promote <- function(arr, dimension, length) {
   tmp <- paste0(prefix, "__promote/")
   for (k in stored$keys) move_key(store, paste0(prefix, k), paste0(tmp, k))
   store_new_metadata(arr, new_meta)
-  for (i in seq_along(stored$keys)) {
-    g <- append(stored$index[i, ], 0, after = at)
-    move_key(store, paste0(tmp, stored$keys[i]), paste0(prefix, chunk_key_of(g, enc)))
-  }
+  index <- stored$index
+  grown <- cbind(index[, seq_len(at), drop = FALSE], rep(0, nrow(index)), index[, at + seq_len(nd - at), drop = FALSE])
+  new_keys <- chunk_keys_of(grown, enc)
+  for (i in seq_along(stored$keys)) move_key(store, paste0(tmp, stored$keys[i]), paste0(prefix, new_keys[i]))
   if (length > 1) {
     high <- numeric(nd + 1L)
     high[dimension] <- length - 1

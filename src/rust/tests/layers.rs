@@ -15,6 +15,7 @@ const LAYERS: &[&str] = &[
     "panics",
     "words",
     "layout",
+    "key",
     "dtype",
     "fill",
     "steer",

@@ -52,74 +52,7 @@ fn u64_list(v: &Value, what: &str) -> Result<Vec<u64>> {
         .collect()
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChunkKeyEncoding {
-    /// "c" then the indices joined by the separator; 0-d arrays use "c".
-    Default { separator: char },
-    /// indices joined by the separator; 0-d arrays use "0".
-    V2 { separator: char },
-}
-
-impl ChunkKeyEncoding {
-    /// The key of chunk `idx`, relative to the array's prefix.
-    pub fn key(&self, idx: &[u64]) -> String {
-        let mut key = String::new();
-        self.push_key(idx, &mut key);
-        key
-    }
-
-    /// `key` appended to `out`: the engine builds each chunk's store key
-    /// (array path, then this) in one allocation.
-    pub fn push_key(&self, idx: &[u64], out: &mut String) {
-        use std::fmt::Write;
-        match *self {
-            ChunkKeyEncoding::Default { separator } => {
-                out.push('c');
-                for i in idx {
-                    out.push(separator);
-                    let _ = write!(out, "{i}");
-                }
-            }
-            ChunkKeyEncoding::V2 { separator } => {
-                if idx.is_empty() {
-                    out.push('0');
-                }
-                for (k, i) in idx.iter().enumerate() {
-                    if k > 0 {
-                        out.push(separator);
-                    }
-                    let _ = write!(out, "{i}");
-                }
-            }
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            ChunkKeyEncoding::Default { .. } => "default",
-            ChunkKeyEncoding::V2 { .. } => "v2",
-        }
-    }
-
-    pub fn separator(&self) -> char {
-        match *self {
-            ChunkKeyEncoding::Default { separator } | ChunkKeyEncoding::V2 { separator } => {
-                separator
-            }
-        }
-    }
-
-    /// The `chunk_key_encoding` member, separator always written out.
-    pub fn to_json(&self) -> Value {
-        json!({"name": self.name(), "configuration": {"separator": self.separator().to_string()}})
-    }
-}
-
-impl Default for ChunkKeyEncoding {
-    fn default() -> Self {
-        ChunkKeyEncoding::Default { separator: '/' }
-    }
-}
+pub use crate::key::ChunkKeyEncoding;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayMetadata {
@@ -617,28 +550,6 @@ mod tests {
         assert_eq!(marker["kind"], "unsupported");
         let msg = marker["message"].as_str().unwrap();
         assert!(msg.contains("'bad'") && msg.contains("bfloat16"), "{msg}");
-    }
-
-    #[test]
-    fn metadata_default_chunk_keys() {
-        let slash = ChunkKeyEncoding::Default { separator: '/' };
-        let dot = ChunkKeyEncoding::Default { separator: '.' };
-        assert_eq!(slash.key(&[1, 23, 45]), "c/1/23/45");
-        assert_eq!(dot.key(&[1, 23, 45]), "c.1.23.45");
-        assert_eq!(slash.key(&[0]), "c/0");
-        assert_eq!(slash.key(&[]), "c");
-        assert_eq!(dot.key(&[]), "c");
-    }
-
-    #[test]
-    fn metadata_v2_chunk_keys() {
-        let dot = ChunkKeyEncoding::V2 { separator: '.' };
-        let slash = ChunkKeyEncoding::V2 { separator: '/' };
-        assert_eq!(dot.key(&[1, 23, 45]), "1.23.45");
-        assert_eq!(slash.key(&[1, 23, 45]), "1/23/45");
-        assert_eq!(dot.key(&[7]), "7");
-        assert_eq!(dot.key(&[]), "0");
-        assert_eq!(slash.key(&[]), "0");
     }
 
     #[test]

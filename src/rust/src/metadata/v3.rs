@@ -142,29 +142,16 @@ fn chunk_shape(v: &Value, shape: &[u64]) -> Result<Vec<u64>> {
 
 fn chunk_key_encoding(v: &Value) -> Result<ChunkKeyEncoding> {
     let (name, config) = extension(v, "chunk_key_encoding")?;
-    let default_separator = match name {
-        "default" => '/',
-        "v2" => '.',
-        _ => {
-            return Err(ZarrError::Unsupported(format!(
-                "chunk key encoding '{name}' is not supported"
-            )))
-        }
-    };
     let separator = match config.and_then(|c| c.get("separator")) {
-        None => default_separator,
-        Some(Value::String(s)) if s == "/" => '/',
-        Some(Value::String(s)) if s == "." => '.',
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str()),
         Some(s) => {
             return Err(malformed(format!(
                 "chunk_key_encoding: separator must be \"/\" or \".\", got {s}"
             )));
         }
     };
-    Ok(match name {
-        "default" => ChunkKeyEncoding::Default { separator },
-        _ => ChunkKeyEncoding::V2 { separator },
-    })
+    ChunkKeyEncoding::from_name(name, separator)
 }
 
 fn dimension_names(v: Option<&Value>, rank: usize) -> Result<Option<Vec<Option<String>>>> {

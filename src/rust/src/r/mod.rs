@@ -165,6 +165,7 @@ mod alloc;
 mod array;
 mod cf;
 mod codec;
+mod key;
 mod metadata;
 mod node;
 mod progress;
@@ -183,5 +184,6 @@ extendr_module! {
     use array;
     use cf;
     use codec;
+    use key;
     use progress;
 }

@@ -12,9 +12,7 @@
 //! `If-Match`, so a shard replaced meanwhile is noticed, not mixed.
 
 use super::*;
-use address::{
-    is_metadata_key, normalize_base_url, parse_content_range, percent_encode_into, ContentRange,
-};
+use address::{is_metadata_key, normalize_base_url, parse_content_range, ContentRange};
 use client::{header, Client, Method};
 use futures::stream::{self, StreamExt};
 use reqwest::StatusCode;
@@ -105,14 +103,7 @@ impl HttpStore {
     /// The URL of `key` (valid), as shown in messages: without the query.
     fn key_url(&self, key: &str) -> String {
         let mut url = self.base.clone();
-        for (i, seg) in key.split('/').enumerate() {
-            if i > 0 {
-                url.push('/');
-            }
-            percent_encode_into(&mut url, seg.as_bytes(), |b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-            });
-        }
+        crate::store::escape::push_path(&mut url, key);
         url
     }
 

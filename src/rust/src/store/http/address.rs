@@ -42,16 +42,6 @@ pub(super) fn parse_content_range(v: &str) -> Option<ContentRange> {
     Some(ContentRange { first, total })
 }
 
-pub(super) fn percent_encode_into(out: &mut String, bytes: &[u8], keep: impl Fn(u8) -> bool) {
-    for &b in bytes {
-        if keep(b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-}
-
 /// Check an http(s) URL and split it into a base ending in "/" (with
 /// non-ASCII characters and spaces percent-encoded; existing escapes are
 /// kept) and its query ("" or "?..."). A fragment is dropped.
@@ -86,24 +76,12 @@ pub(super) fn normalize_base_url(url: &str) -> Result<(String, String)> {
     }
     let mut base = String::with_capacity(location.len() + 1);
     base.push_str(&location[..scheme_len].to_ascii_lowercase());
-    percent_encode_into(&mut base, rest.as_bytes(), |b| {
-        b.is_ascii_graphic()
-            && !matches!(
-                b,
-                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
-            )
-    });
+    crate::store::escape::push_url(&mut base, rest);
     if !base.ends_with('/') {
         base.push('/');
     }
     let mut q = String::new();
-    percent_encode_into(&mut q, query.as_bytes(), |b| {
-        b.is_ascii_graphic()
-            && !matches!(
-                b,
-                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
-            )
-    });
+    crate::store::escape::push_url(&mut q, query);
     let check = format!("{base}{q}");
     match ::url::Url::parse(&check) {
         Ok(u) if u.host_str().is_some_and(|h| !h.is_empty()) => Ok((base, q)),

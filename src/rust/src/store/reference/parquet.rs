@@ -14,6 +14,7 @@
 use super::remote::HttpPool;
 use super::{Base, Ref, Targets};
 use crate::error::{Result, ZarrError};
+use crate::key::ChunkKeyEncoding;
 use crate::store::{fetch_concurrently, validate_key, ByteRange};
 use parquet::basic::Type as PhysicalType;
 use parquet::column::reader::get_typed_column_reader;
@@ -37,13 +38,11 @@ struct Grid {
     chunks: Vec<u64>,
     /// The number of chunks.
     total: u64,
-    separator: char,
-    /// Zarr v3 "default" chunk key encoding: "c" before the indices.
-    c_prefix: bool,
+    encoding: ChunkKeyEncoding,
 }
 
 impl Grid {
-    fn new(shape: &[u64], chunk_shape: &[u64], separator: char, c_prefix: bool) -> Grid {
+    fn new(shape: &[u64], chunk_shape: &[u64], encoding: ChunkKeyEncoding) -> Grid {
         let chunks: Vec<u64> = shape
             .iter()
             .zip(chunk_shape)
@@ -56,45 +55,20 @@ impl Grid {
         Grid {
             chunks,
             total,
-            separator,
-            c_prefix,
+            encoding,
         }
     }
 
     /// The C-order number of the chunk whose key (below the array) is
     /// `s`, if it is a chunk of the grid.
     fn number(&self, s: &str) -> Option<u64> {
-        let rest = if self.c_prefix {
-            let rest = s.strip_prefix('c')?;
-            if self.chunks.is_empty() {
-                return rest.is_empty().then_some(0);
-            }
-            rest.strip_prefix(self.separator)?
-        } else {
-            if self.chunks.is_empty() {
-                return (s == "0").then_some(0);
-            }
-            s
-        };
+        let idx = self.encoding.parse(s, self.chunks.len())?;
         let mut n: u64 = 0;
-        let mut parts = rest.split(self.separator);
-        for &count in &self.chunks {
-            let p = parts.next()?;
-            // Plain decimal numbers, as chunk keys are written.
-            if p.is_empty()
-                || !p.bytes().all(|b| b.is_ascii_digit())
-                || (p.len() > 1 && p.starts_with('0'))
-            {
-                return None;
-            }
-            let i: u64 = p.parse().ok()?;
+        for (&i, &count) in idx.iter().zip(&self.chunks) {
             if i >= count {
                 return None;
             }
             n = n * count + i;
-        }
-        if parts.next().is_some() {
-            return None;
         }
         Some(n)
     }
@@ -106,18 +80,7 @@ impl Grid {
             idx[d] = n % count;
             n /= count;
         }
-        let sep = self.separator.to_string();
-        let joined = idx
-            .iter()
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join(&sep);
-        match (self.c_prefix, self.chunks.is_empty()) {
-            (true, true) => "c".into(),
-            (true, false) => format!("c{sep}{joined}"),
-            (false, true) => "0".into(),
-            (false, false) => joined,
-        }
+        self.encoding.key(&idx)
     }
 }
 
@@ -505,7 +468,10 @@ impl LazyRefs {
                 // The folder names are store keys, which may hold "%" or
                 // characters a URL escapes: escaped here, so that locating
                 // the URL decodes them back to the same names.
-                let file = format!("{url}/{}{query}", url_escape(&file_name(field, record)));
+                let file = format!(
+                    "{url}/{}{query}",
+                    crate::store::escape::path(&file_name(field, record))
+                );
                 let (store, key) = pool.locate(&file)?;
                 match store.get(&key, ByteRange::All) {
                     Ok(Some(bytes)) => self.read_rows(bytes::Bytes::from(bytes), &shown),
@@ -648,19 +614,6 @@ fn file_name(field: &str, record: u64) -> String {
     format!("{}refs.{record}.parq", folder(field))
 }
 
-/// `path` with every byte but unreserved ones and "/" percent-escaped.
-fn url_escape(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for &b in path.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The array path and chunk grid of a metadata document, if it is the
 /// `.zarray` of a Zarr v2 array or the `zarr.json` of a v3 array with a
 /// regular grid.
@@ -678,36 +631,42 @@ fn array_grid(key: &str, doc: &Value) -> Option<Result<(String, Grid)>> {
         ".zarray" => (|| {
             let shape = dims(doc.get("shape"), "shape")?;
             let chunks = dims(doc.get("chunks"), "chunks")?;
-            let sep = match doc.get("dimension_separator").and_then(Value::as_str) {
+            let separator = match doc.get("dimension_separator").and_then(Value::as_str) {
                 Some("/") => '/',
                 _ => '.',
             };
-            Ok(Grid::new(&shape, &chunks, sep, false))
+            Ok(Grid::new(
+                &shape,
+                &chunks,
+                ChunkKeyEncoding::V2 { separator },
+            ))
         })(),
         "zarr.json" if doc.get("node_type").and_then(Value::as_str) == Some("array") => {
             let grid = doc.get("chunk_grid")?;
             if grid.get("name").and_then(Value::as_str) != Some("regular") {
                 return None;
             }
+            // As the metadata reads it; an encoding it does not know
+            // leaves the array without chunks here (reading it fails).
+            let encoding = match doc.get("chunk_key_encoding") {
+                None => Ok(ChunkKeyEncoding::default()),
+                Some(e) => {
+                    let name = e.get("name").or(Some(e)).and_then(Value::as_str);
+                    let sep = e
+                        .get("configuration")
+                        .and_then(|c| c.get("separator"))
+                        .and_then(Value::as_str);
+                    ChunkKeyEncoding::from_name(name.unwrap_or(""), sep)
+                }
+            }
+            .ok()?;
             (|| {
                 let shape = dims(doc.get("shape"), "shape")?;
                 let chunks = dims(
                     grid.get("configuration").and_then(|c| c.get("chunk_shape")),
                     "chunk_grid.configuration.chunk_shape",
                 )?;
-                let enc = doc.get("chunk_key_encoding");
-                let v2 = enc.and_then(|e| e.get("name")).and_then(Value::as_str) == Some("v2");
-                let sep = enc
-                    .and_then(|e| e.get("configuration"))
-                    .and_then(|c| c.get("separator"))
-                    .and_then(Value::as_str);
-                let sep = match (sep, v2) {
-                    (Some("."), _) => '.',
-                    (Some(_), _) => '/',
-                    (None, true) => '.',
-                    (None, false) => '/',
-                };
-                Ok(Grid::new(&shape, &chunks, sep, !v2))
+                Ok(Grid::new(&shape, &chunks, encoding))
             })()
         }
         _ => return None,
