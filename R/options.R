@@ -5,7 +5,7 @@
 option_defaults <- function() {
   list(
     threads = NULL,
-    strict_checksums = FALSE,
+    strict_checksums = TRUE,
     min_compress = 100L,
     chunk_length = 100L,
     progress = interactive(),
@@ -25,8 +25,11 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #'
 #' * `threads`: the number of threads for chunk I/O; reading it gives the
 #'   count in use, [zarr_num_threads()]. Used by every read and write.
-#' * `strict_checksums`: whether a crc32c mismatch is an error (TRUE) or a
-#'   warning (FALSE, the default). Used by every read.
+#' * `strict_checksums`: whether a checksum mismatch (crc32c, zstd's
+#'   content checksum, numcodecs' crc32, adler32, fletcher32 and
+#'   jenkins_lookup3) is an error of class `zarr_error_checksum` (TRUE, the
+#'   default, as in zarr-python) or a warning, the data being returned as
+#'   stored (FALSE). Used by every read.
 #' * `min_compress`: [as_zarr()] leaves arrays of at most this many
 #'   elements uncompressed (default 100).
 #' * `chunk_length`: the longest default chunk along a dimension (default

@@ -5,7 +5,9 @@ test_that("zarr_options() lists every option with its value", {
   opts <- zarr_options()
   expect_identical(names(opts), c("threads", "strict_checksums", "min_compress", "chunk_length", "progress", "cf"))
   expect_identical(opts$threads, 2L)
-  expect_false(opts$strict_checksums)
+  # What reads do when the option is unset: a mismatch is an error.
+  expect_true(opts$strict_checksums)
+  expect_true(zarr:::zarr_strict_checksums())
   expect_identical(opts$min_compress, 100L)
   expect_identical(opts$progress, interactive())
   expect_true(opts$cf)
