@@ -2,7 +2,7 @@
 //! by the engine's scatter in place of the plain materializer.
 
 use super::{Cf, RValue};
-use crate::convert::{strided_copy, RBufPtr, Span};
+use crate::convert::{strided_copy, ElementRead, RBufPtr, Span};
 use crate::dtype::{DataType, RType};
 use crate::fill::f16_to_f64;
 
@@ -48,7 +48,9 @@ impl Cf {
             x * self.scale + self.offset
         }
     }
+}
 
+impl ElementRead for Cf {
     /// Decoded chunk elements of `dtype` at `src` -> the R buffer `dst` (of
     /// `r_type`), over `spans`: the CF materializer, run by the engine's
     /// scatter in place of the plain one, so decoding costs no pass of its
@@ -56,7 +58,7 @@ impl Cf {
     ///
     /// # Safety
     /// As `convert::strided_copy`.
-    pub unsafe fn read_into(
+    unsafe fn read_into(
         &self,
         dtype: DataType,
         src: *const u8,

@@ -8,7 +8,7 @@
 //! `check_writable` refuses beforehand what the encoding cannot hold.
 
 use super::{Cf, CfKind, RValue};
-use crate::convert::{check_writable, strided_copy, RBuf, RBufPtr, Span};
+use crate::convert::{check_writable, strided_copy, ElementWrite, RBuf, RBufPtr, Span};
 use crate::dtype::{DataType, RType};
 use crate::error::{Result, ZarrError};
 use crate::fill::{f16_to_f64, f64_to_f16};
@@ -212,7 +212,9 @@ impl Cf {
             ))),
         }
     }
+}
 
+impl ElementWrite for Cf {
     /// R buffer -> chunk elements of `dtype` (native endian), encoded:
     /// the CF gather, run by the engine's write in place of the plain
     /// one. Values must have passed `check_writable` first.
@@ -221,7 +223,7 @@ impl Cf {
     /// As `convert::strided_copy`: `src` is an R buffer covering every
     /// element `spans` reaches, `dst` a chunk buffer of `dtype` elements
     /// with `dst_strides`.
-    pub unsafe fn write_from(
+    unsafe fn write_from(
         &self,
         dtype: DataType,
         src: &RBufPtr,

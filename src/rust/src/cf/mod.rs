@@ -411,29 +411,3 @@ impl RValue for i64 {
 
 #[cfg(test)]
 mod tests;
-
-// Conversion (`convert`) applies CF decoding through its element-transform
-// trait, so that it knows nothing of CF.
-impl crate::convert::ElementTransform for Cf {
-    unsafe fn read_into(
-        &self,
-        dtype: crate::dtype::DataType,
-        src: *const u8,
-        src_strides: &[usize],
-        dst: &crate::convert::RBufPtr,
-        spans: &[Vec<crate::layout::Span>],
-    ) {
-        Cf::read_into(self, dtype, src, src_strides, dst, spans)
-    }
-
-    unsafe fn write_from(
-        &self,
-        dtype: crate::dtype::DataType,
-        src: &crate::convert::RBufPtr,
-        dst: *mut u8,
-        dst_strides: &[usize],
-        spans: &[Vec<crate::layout::Span>],
-    ) {
-        Cf::write_from(self, dtype, src, dst, dst_strides, spans)
-    }
-}

@@ -1,5 +1,5 @@
 use super::*;
-use crate::convert::{na_real, RBuf, RBufPtr, Span, NA_INTEGER64};
+use crate::convert::{na_real, ElementWrite, RBuf, RBufPtr, Span, NA_INTEGER64};
 use crate::error::ZarrError;
 use crate::metadata::{v3, NodeMetadata};
 use serde_json::json;

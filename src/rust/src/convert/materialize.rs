@@ -50,8 +50,14 @@ pub struct Materialize<'a> {
 
 /// A conversion of each element between stored values and R values that
 /// takes the place of `Materialize`'s NA rules: the layers above this one
-/// (CF decoding) implement it, so conversion needs to know none of them.
-pub trait ElementTransform: Sync + std::fmt::Debug {
+/// (CF decoding) implement its two halves, so conversion needs to know
+/// none of them.
+pub trait ElementTransform: ElementRead + ElementWrite {}
+
+impl<T: ElementRead + ElementWrite> ElementTransform for T {}
+
+/// The read half of an `ElementTransform`.
+pub trait ElementRead: Sync + std::fmt::Debug {
     /// Decoded chunk elements -> the R buffer, as `Materialize::read_into`.
     ///
     /// # Safety
@@ -64,7 +70,10 @@ pub trait ElementTransform: Sync + std::fmt::Debug {
         dst: &RBufPtr,
         spans: &[Vec<Span>],
     );
+}
 
+/// The write half of an `ElementTransform`.
+pub trait ElementWrite: Sync + std::fmt::Debug {
     /// The R buffer -> chunk elements, as `Materialize::write_from`.
     ///
     /// # Safety

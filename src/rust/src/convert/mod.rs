@@ -23,7 +23,7 @@ mod na;
 
 pub use crate::layout::{copy_elements, stream_copy, strided_copy, Span};
 pub use check::check_writable;
-pub use materialize::{ElementTransform, Lossy, Materialize, NaRule};
+pub use materialize::{ElementRead, ElementTransform, ElementWrite, Lossy, Materialize, NaRule};
 pub use na::{
     fill_to_na_in_place, is_na_real, na_real, scan_for_write, NA_INTEGER, NA_INTEGER64,
     NA_REAL_BITS,
