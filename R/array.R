@@ -13,7 +13,8 @@
 #' request per array on an HTTP store. A change another process makes to
 #' the document is seen by opening the node again.
 #'
-#' Elements equal to the fill value read as `NA` (not for bool arrays), and
+#' Elements equal to the fill value read as `NA` (not for bool arrays, and
+#' for strings only with this package's default fill value, U+2400), and
 #' `NA` is written as the fill value. A chunk whose elements all equal the
 #' fill value is not stored (an existing one is removed); a missing chunk
 #' reads as fill value.
@@ -92,9 +93,9 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   Growing and shrinking at the high end store the new metadata only
     #'   after the new region is cleared, so a crash leaves the old shape
     #'   readable; a move of the low end is not safe from a crash midway.
-    #'   Chunk keys are those of the array's `chunk_key_encoding`: "c/1/0"
-    #'   for an array made here, where R-CF's local and memory stores
-    #'   would name it "c.1.0" (see the store's `separator`).
+    #'   Chunk keys are those of the array's `chunk_key_encoding`: "c.1.0"
+    #'   for an array made here (see the option `chunk_separator` of
+    #'   [zarr_options()]).
     #' @param new_shape The new shape, or NULL to use `low` and `high`.
     #' @param low,high Elements to add (remove if negative) at the low and
     #'   high end of each dimension; NULL for none.

@@ -383,7 +383,7 @@ builder_metadata <- function(self, private, format = "list") {
   default_keys <- if (private$.format == 2L) {
     list(name = "v2", configuration = list(separator = "."))
   } else {
-    list(name = "default", configuration = list(separator = "/"))
+    list(name = "default", configuration = list(separator = zarr_options("chunk_separator")))
   }
   meta <- list(
     zarr_format = private$.format,

@@ -180,7 +180,13 @@ core_data_type <- function(data_type, fill_value) {
 #' therefore the one R reads as `NA`: the smallest signed integer, the
 #' largest unsigned integer, and NaN for floating point and complex types.
 #' For strings it is U+2400 (the symbol for NUL), so that `NA` and ""
-#' stay distinct; with a fill value of "" empty strings read as `NA`.
+#' stay distinct. Any other fill value of a Zarr v3 string array is text
+#' (in v2, where it is xarray's `_FillValue`, it reads as `NA`): a missing
+#' chunk of an array whose fill value is "missing" reads as "missing" (as in
+#' zarr-python and R-CF's zarr; 0.5.x and earlier of this package read it
+#' as `NA`), and `NA` cannot be written to such an array (an error of
+#' class `zarr_error_type`) unless a `missing_value` attribute names the
+#' string that stands for it.
 #'
 #' Zarr v2 arrays of NumPy's fixed-width strings (dtypes "<U5", ">U5",
 #' "|S5") are of data type string too: they read into character vectors,

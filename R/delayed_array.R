@@ -69,7 +69,8 @@ NULL
 ZarrArray <- function(location, name = NULL) { # nolint: object_name_linter.
   delayed_array_need()
   z <- if (inherits(location, "zarr")) location else open_zarr(location)
-  arr <- if (is.null(name)) z$root else z[[name]]
+  # (a name as HDF5Array() takes it: "m" or "/m")
+  arr <- if (is.null(name)) z$root else z$get_node(if (is_relative_path(name)) paste0("/", name) else name)
   if (!inherits(arr, "zarr_array")) {
     zarr_abort("argument", sprintf("'%s' in %s is not an array", name %||% "/", store_location(z$store)))
   }

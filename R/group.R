@@ -71,8 +71,9 @@ zarr_group <- R6::R6Class("zarr_group",
     #'   missing dimension names with `"<name>_dim_0"`, ... (see
     #'   [as_zarr()]). In a Zarr v3 store a new array whose fill value
     #'   reads as `NA` also gets the attribute xarray masks with
-    #'   (`_FillValue` for numbers, `missing_value` for strings), unless it
-    #'   has one: it shows in `$attributes`, unlike in R-CF's zarr (see
+    #'   (`_FillValue` for numbers other than a NaN fill, `missing_value`
+    #'   for strings), unless it has one: it shows in `$attributes`, unlike
+    #'   in R-CF's zarr (see
     #'   [as_zarr()]).
     #' @return The new [zarr_array], or NULL (with a warning that says why)
     #'   when it cannot be created (an invalid or taken name, metadata that

@@ -285,17 +285,16 @@ dimnames_labels <- function(x) {
 
 #' Extract a node from a Zarr object
 #'
-#' `z[["/path"]]` returns the group or array at an absolute path, and
-#' `z[["path"]]` the one at that path below the root.
+#' `z[["/path"]]` returns the group or array at an absolute path.
 #'
-#' R-CF's zarr finds nothing (NULL) for a path that does not start with
-#' "/", as `z$get_node()` does here too. The operator instead reads such a
-#' path from the root, as `g[["path"]]` does from a group: `z[["x"]]` is
-#' the array the user named, not a NULL that fails later as if the data
-#' were missing.
+#' Paths in a zarr object are absolute, as in the manual and R-CF's zarr:
+#' `z[["g"]]` is NULL (`g[["path"]]` of a [zarr_group] takes relative
+#' paths). Where a node is at "/g", the NULL comes with a warning of class
+#' `zarr_warning_path` that names the absolute path, so that a forgotten
+#' "/" does not pass for missing data.
 #'
 #' @param x A [zarr] object.
-#' @param i The path: absolute ("/a/b"), or relative to the root ("a/b").
+#' @param i The absolute path ("/a/b").
 #' @return A [zarr_group] or [zarr_array], or NULL when there is none.
 #' @export
 #' @examples
@@ -303,13 +302,19 @@ dimnames_labels <- function(x) {
 #' z[["/"]]
 #' z <- create_zarr()
 #' z$add_group("/", "g")
-#' identical(z[["g"]], z[["/g"]])
-`[[.zarr` <- function(x, i) x$get_node(root_path(i))
-
-# A path as `z[[` takes it: absolute as given, relative read from the root.
-root_path <- function(i) {
-  if (is.character(i) && length(i) == 1L && !is.na(i) && !startsWith(i, "/")) paste0("/", i) else i
+#' z[["/g"]]
+`[[.zarr` <- function(x, i) {
+  if (is_relative_path(i)) {
+    if (!is.null(x$get_node(paste0("/", i)))) {
+      zarr_warn(sprintf("z[[\"%s\"]] is NULL: paths in a zarr object start with \"/\"; the node is z[[\"/%s\"]]",
+                        i, i), "path")
+    }
+    return(NULL)
+  }
+  x$get_node(i)
 }
+
+is_relative_path <- function(i) is.character(i) && length(i) == 1L && !is.na(i) && !startsWith(i, "/")
 
 #' Extract a node from a Zarr group
 #'
@@ -424,7 +429,7 @@ as.vector.zarr_array <- function(x, mode = "any") {
 #'   `add_group()` to add nodes.
 #' @export
 `[[<-.zarr` <- function(x, i, value) {
-  node_assign_back(x$get_node(root_path(i)), value, i)
+  node_assign_back(if (!is_relative_path(i)) x$get_node(i), value, i)
   x
 }
 

@@ -9,7 +9,8 @@ option_defaults <- function() {
     min_compress = 100L,
     chunk_length = 100L,
     progress = interactive(),
-    cf = TRUE
+    cf = TRUE,
+    chunk_separator = "."
   )
 }
 
@@ -39,6 +40,13 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #'   `interactive()`). Never shown in a non-interactive session.
 #' * `cf`: reserved for decoding arrays with CF attributes (default TRUE);
 #'   nothing reads it yet.
+#' * `chunk_separator`: the separator in the chunk keys of new Zarr v3
+#'   arrays, "." (keys such as "c.1.0", as the manual and R-CF's zarr make
+#'   them) or "/" ("c/1/0", what zarr-python writes: the specification's
+#'   default when metadata names none). Both are valid Zarr and every
+#'   reader takes either; "/" keeps large arrays out of one huge folder.
+#'   Used by [array_builder] (and so [define_array()], [as_zarr()]) and by
+#'   `add_array()` for metadata without a `chunk_key_encoding`.
 #'
 #' @param key The name of an option; missing for all of them.
 #' @param value The new value; missing to read the option.
@@ -89,6 +97,12 @@ set_named_options <- function(key, value, ...) {
 check_option <- function(key, value) {
   if (key %in% c("strict_checksums", "progress", "cf")) {
     check_flag(value, key)
+    return(value)
+  }
+  if (key == "chunk_separator") {
+    if (!is.character(value) || length(value) != 1L || !value %in% c(".", "/")) {
+      zarr_abort("argument", "option 'chunk_separator' must be \".\" or \"/\"")
+    }
     return(value)
   }
   if (key == "threads" && is.null(value)) return(NULL)

@@ -177,11 +177,11 @@ zarr_store <- R6::R6Class("zarr_store",
       if (is.null(private$handle)) private$.version else zarr_call(rz_node_version(private$handle, 0L))
     },
     #' @field separator (read-only) The chunk key separator that arrays
-    #'   created in this store get when their metadata has none: "/", the
-    #'   Zarr specification's default (the manual has "." for local and
-    #'   memory stores; this package follows the specification). An
-    #'   array's own separator is its `chunk_separator`.
-    separator = function(value) "/"
+    #'   created in this store get when their metadata has none: the
+    #'   option `chunk_separator` ([zarr_options()]), "." by default as in
+    #'   the manual and R-CF's zarr. An array's own separator is its
+    #'   `chunk_separator`.
+    separator = function(value) zarr_options("chunk_separator")
   ),
   private = list(
     handle = NULL,

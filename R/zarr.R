@@ -56,7 +56,8 @@ zarr <- R6::R6Class("zarr",
     #'   `"<name>_dim_0"`, ... (see [as_zarr()]), so that xarray opens the
     #'   store. In a Zarr v3 store a new array whose fill value reads as
     #'   `NA` also gets the attribute xarray masks with (`_FillValue` for
-    #'   numbers, `missing_value` for strings), unless it has one: it shows
+    #'   numbers other than a NaN fill, `missing_value` for strings), unless
+    #'   it has one: it shows
     #'   in `$attributes`, unlike in R-CF's zarr (see [as_zarr()]).
     #' @return The new [zarr_array], or NULL (with a warning that says why)
     #'   when it cannot be created, as for `add_group()`, or when the
@@ -391,10 +392,12 @@ r_data_type <- function(x) {
 #'   arrays sharing a name must have the same extent along it; the default
 #'   names belong to one array each and never clash. R reads the default
 #'   names back as no names, so `as_zarr(x)[["/"]][]` is `x`.
-#' * numeric arrays carry xarray's `_FillValue` (a v3 attribute: integers
-#'   as numbers, floating point as base64 of a float64, which `print()`
-#'   shows decoded; in v2 the fill value), so that `NA` shows in xarray as NaN (integers become floating
-#'   point there, as xarray masks them); string arrays (characters,
+#' * integer arrays carry xarray's `_FillValue` (a v3 attribute, as a
+#'   number; in v2 the fill value), so that `NA` shows in xarray as NaN
+#'   (integers become floating point there, as xarray masks them); so do
+#'   float arrays with a fill value other than NaN (as base64 of a
+#'   float64, which `print()` shows decoded), while a NaN fill needs no
+#'   attribute, being NaN in xarray anyway; string arrays (characters,
 #'   factors) carry `missing_value` (v3; the fill value U+2400), so that
 #'   `NA` shows as missing. In Zarr v3 these are attributes, and show in
 #'   `$attributes` of the array (also of arrays made with `add_array()`),

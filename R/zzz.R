@@ -21,6 +21,6 @@ load_open_classes <- function() {
                  # and the functions of `open_zarr(dir)[["/x"]]`, lazy-loaded as well
                  open_zarr, is_reference_set, is_object_url, check_store_folder, zarr_call, rz_store_local,
                  store_get_metadata, rz_node_metadata, node_key_path, zarr_defer_root, zarr_get_node, root_child,
-                 child_metadata, node_defer_parent, `[[.zarr`, root_path,
+                 child_metadata, node_defer_parent, `[[.zarr`, is_relative_path,
                  without_file_scheme))
 }

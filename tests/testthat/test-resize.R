@@ -37,6 +37,23 @@ test_that("resize() shrinking the high end erases the chunks outside the new sha
   expect_identical(keys_of(arr), c("c/0/0", "c/0/1", "c/1/0", "c/1/1"))
 })
 
+test_that("with the default separator, resize() and promote() move keys of the form c.1.0 (R-CF's)", {
+  withr::local_options(zarr.chunk_separator = NULL)
+  x <- matrix(1:24, 6, 4)
+  arr <- resize_array(x, c(2, 2))
+  expect_identical(arr$chunk_separator, ".")
+  arr$resize(c(4, 4))
+  expect_identical(keys_of(arr), c("c.0.0", "c.0.1", "c.1.0", "c.1.1"))
+  arr$resize(low = c(2, 0))
+  expect_identical(keys_of(arr), c("c.1.0", "c.1.1", "c.2.0", "c.2.1"))
+  want <- matrix(NA_integer_, 6, 4)
+  want[3:6, ] <- x[1:4, ]
+  expect_identical(arr[], want)
+  arr$promote(1)
+  expect_identical(keys_of(arr), c("c.0.1.0", "c.0.1.1", "c.0.2.0", "c.0.2.1"))
+  expect_identical(arr[1, , ], want)
+})
+
 test_that("values cut off by a shrink that splits a chunk read NA after growing again", {
   x <- matrix(1:24, 6, 4)
   arr <- resize_array(x, c(4, 3))

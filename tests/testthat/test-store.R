@@ -404,21 +404,32 @@ test_that("zarr_localstore$new() on an existing folder that is not a Zarr store 
 })
 
 test_that("add_array() fills in a missing chunk_key_encoding with the store's separator", {
+  # the package's default (the suite runs with "/", see helper-separator.R)
+  withr::local_options(zarr.chunk_separator = NULL)
   z <- create_zarr()
   meta <- define_array("int32", c(4, 4))$metadata()
   meta$chunk_key_encoding <- NULL
   arr <- z$add_array("/", "a", meta)
-  expect_identical(z$store$separator, "/")
-  expect_identical(arr$metadata$chunk_key_encoding, list(name = "default", configuration = list(separator = "/")))
-  expect_identical(arr$chunk_separator, "/")
+  # "." as in the manual and R-CF's zarr
+  expect_identical(z$store$separator, ".")
+  expect_identical(arr$metadata$chunk_key_encoding, list(name = "default", configuration = list(separator = ".")))
+  expect_identical(arr$chunk_separator, ".")
   arr$write(matrix(1:16, 4))
-  expect_true(z$store$exists("a/c/0/0"))
-  dotted <- define_array("int32", 4)$metadata()
-  dotted$chunk_key_encoding <- list(name = "default", configuration = list(separator = "."))
-  d <- z$add_array("/", "d", dotted)
-  expect_identical(d$chunk_separator, ".")
-  d$write(1:4)
-  expect_true(z$store$exists("d/c.0"))
+  expect_true(z$store$exists("a/c.0.0"))
+  expect_false(z$store$exists("a/c/0/0"))
+  # the option gives zarr-python's "/"
+  withr::local_options(zarr.chunk_separator = "/")
+  expect_identical(z$store$separator, "/")
+  slashed <- define_array("int32", 4)$metadata()
+  expect_identical(slashed$chunk_key_encoding$configuration$separator, "/")
+  slashed$chunk_key_encoding <- NULL
+  s <- z$add_array("/", "s", slashed)
+  s$write(1:4)
+  expect_true(z$store$exists("s/c/0"))
+  expect_identical(s[], 1:4)
+  # an array keeps its own separator whatever the option says
+  expect_identical(arr[], matrix(1:16, 4))
+  expect_error(zarr_options("chunk_separator", "_"), class = "zarr_error_argument")
 })
 
 test_that("a FIFO in place of a chunk is zarr_error_io naming the key, and the read does not hang", {

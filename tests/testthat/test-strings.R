@@ -22,13 +22,25 @@ test_that("string chunks that are all NA are not stored, and read back as NA", {
   expect_identical(arr$read(), c("a", "b", NA, NA, "", "c"))
 })
 
-test_that("with a fill value of \"\" empty strings read as NA", {
+test_that("a string fill value other than the default is text, as in zarr-python and R-CF", {
   z <- create_zarr()
   def <- define_array("string", 3)
   def$fill_value <- ""
   arr <- z$add_array("/", "s", def)
-  arr[] <- c("x", "", NA)
-  expect_identical(arr$read(), c("x", NA, NA))
+  expect_identical(arr[], c("", "", ""))
+  arr[] <- c("x", "", "y")
+  expect_identical(arr$read(), c("x", "", "y"))
+  # NA has no string to stand for it here: refused, nothing written
+  expect_error(arr[] <- c("x", NA, "z"), class = "zarr_error_type", regexp = "'/s'.*value 2 is NA")
+  expect_identical(arr[], c("x", "", "y"))
+  def$shape <- 10
+  def$chunk_shape <- 5
+  def$fill_value <- "missing"
+  sparse <- z$add_array("/", "sparse", def)
+  sparse[1:5] <- letters[1:5]
+  expect_identical(sparse[4:7], c("d", "e", "missing", "missing"))
+  expect_identical(sparse[6:10], rep("missing", 5))
+  expect_null(sparse$attributes$missing_value)
 })
 
 test_that("a string chunk with invalid UTF-8 is a corrupt chunk naming its key", {

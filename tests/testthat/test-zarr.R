@@ -181,16 +181,19 @@ test_that("get_node() and [[ return the node at an absolute path, or NULL", {
   expect_null(z[["/nope"]])
   expect_null(z[["/a/b/c/d"]])
   expect_identical(z[["/a/b/c"]]$parent$path, "/a/b")
-  # get_node() takes absolute paths only, as R-CF's; `[[` reads a relative
-  # path from the root, as a group's `[[` does from the group
+  # get_node() and `[[` take absolute paths only, as R-CF's; a relative
+  # path that names a node warns, naming the absolute one
   expect_null(z$get_node("a/b"))
-  expect_identical(z[["a"]]$path, "/a")
-  expect_identical(z[["a/b/c"]]$path, "/a/b/c")
-  expect_null(z[["nope"]])
+  expect_warning(expect_null(z[["a"]]), class = "zarr_warning_path", regexp = "z[[\"/a\"]]", fixed = TRUE)
+  expect_warning(expect_null(z[["a/b/c"]]), class = "zarr_warning_path")
+  expect_silent(expect_null(z[["nope"]]))
   expect_null(z[[NA_character_]])
-  z[["a/b/c"]][1:2] <- c(3L, 5L)
+  z[["/a/b/c"]][1:2] <- c(3L, 5L)
   expect_identical(z[["/a/b/c"]][], c(3L, 5L))
-  expect_identical(z[["a/b/c"]][], c(3L, 5L))
+  expect_error(suppressWarnings(z[["a/b/c"]][1:2] <- c(3L, 5L)), class = "zarr_error_unsupported")
+  expect_identical(z[["/a/b/c"]][], c(3L, 5L))
+  # a group's `[[` takes relative paths
+  expect_identical(z[["/"]][["a/b/c"]]$path, "/a/b/c")
 })
 
 test_that("the root of a single-array store has no other nodes; $groups is NULL", {

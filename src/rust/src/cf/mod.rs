@@ -203,9 +203,10 @@ impl Cf {
         let dtype = meta.data_type;
         let attrs = &meta.attributes;
         let cf_missing = attrs.contains_key("_FillValue") || attrs.contains_key("missing_value");
-        // Strings keep a fill value of their own as NA (this package's
-        // U+2400) unless CF attributes say what is missing; the empty one
-        // that zarr-python and xarray write is text. Complex numbers
+        // Strings with a fill value of their own keep the Zarr rule (where
+        // only this package's marker, `NA_TEXT`, reads as NA) unless CF
+        // attributes say what is missing; the empty one that zarr-python
+        // and xarray write is text. Complex numbers
         // likewise keep a fill value other than 0.
         let own_fill = match dtype {
             DataType::String => !meta.fill_value.bytes.is_empty() && !cf_missing,

@@ -428,8 +428,14 @@ fn new_v3_arrays_get_the_marker_xarray_masks_with_where_r_reads_the_fill_as_na()
         for_xarray(&a),
         json!({"_FillValue": 18446744073709551615u64})
     );
+    let a = array("float32", json!(-9999.0), json!({}), false);
+    assert_eq!(for_xarray(&a), json!({"_FillValue": "AAAAAICHw8A="}));
+    // a NaN fill needs none: xarray shows NaN as NaN
     let a = array("float32", json!("NaN"), json!({}), false);
-    assert_eq!(for_xarray(&a), json!({"_FillValue": "AAAAAAAA+H8="}));
+    assert_eq!(for_xarray(&a), json!({}));
+    // a v3 string fill value other than the marker is text, in R too
+    let a = array("string", json!("missing"), json!({}), true);
+    assert_eq!(for_xarray(&a), json!({}));
     let a = array("int16", json!(0), json!({}), false);
     assert_eq!(for_xarray(&a), json!({"_FillValue": 0}));
     // strings: missing_value, as xarray refuses a text _FillValue in v3

@@ -12,6 +12,7 @@
 use super::Cf;
 use crate::dtype::DataType;
 use crate::error::Result;
+use crate::fill::NA_TEXT;
 use crate::metadata::ArrayMetadata;
 use serde_json::{Map, Value};
 
@@ -40,17 +41,21 @@ pub fn missing_attributes(meta: &ArrayMetadata, path: &str) -> Result<Map<String
         Some(cf) => cf.is_missing(x),
     };
     let value = match dtype {
-        // A string fill of its own ("" is none: text to xarray and to
-        // `Cf::of` alike) keeps the Zarr rule in `Cf::of` whatever the
-        // attributes say, so R reads it as NA with `missing_value` too.
-        DataType::String if !meta.fill_value.bytes.is_empty() => {
+        // Of string fill values only this package's marker reads as NA
+        // (any other is text to R, zarr-python and xarray alike); it keeps
+        // the Zarr rule in `Cf::of` whatever the attributes say, so R reads
+        // it as NA with `missing_value` too.
+        DataType::String if meta.fill_value.bytes == NA_TEXT.as_bytes() => {
             Some(meta.fill_value.to_json(dtype))
         }
         DataType::Bool | DataType::Complex64 | DataType::Complex128 | DataType::String => None,
+        // A NaN fill needs no attribute: xarray shows those elements as NaN
+        // without one (and R-CF's zarr, which writes none, keeps the same
+        // attributes).
         DataType::Float16 | DataType::Float32 | DataType::Float64 => meta
             .fill_value
             .as_f64(dtype)
-            .filter(|&x| fill_is_na(x))
+            .filter(|&x| fill_is_na(x) && !x.is_nan())
             .map(|x| {
                 use base64::Engine as _;
                 Value::from(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes()))

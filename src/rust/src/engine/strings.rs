@@ -7,6 +7,7 @@ use super::{Array, IoOptions};
 use crate::codec::Warnings;
 use crate::convert::{self, Span};
 use crate::error::{try_vec, Result, ZarrError};
+use crate::fill::NA_TEXT;
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
 use crate::store::ByteRange;
@@ -40,12 +41,19 @@ impl Array {
     }
 
     /// The strings that read as NA: a CF variable's markers (see `cf`),
-    /// else the fill value under the Zarr rule. Fixed-width strings have
-    /// no NA of their own: "" (all NULs) is just "" unless CF says so.
+    /// else, under the Zarr rule, the fill value of a v2 array (xarray's
+    /// `_FillValue` there, so xarray masks it too) or a v3 fill value that
+    /// is this package's marker (`NA_TEXT`). Any other v3 fill value (""
+    /// from zarr-python, "missing" from a user) reads as the text it is,
+    /// as in zarr-python and R-CF's zarr. Fixed-width strings have no NA
+    /// of their own: "" (all NULs) is just "" unless CF says so.
     fn missing_strings(&self, fill: &str) -> Vec<String> {
         match &self.cf {
             Some(cf) => cf.missing_text.clone(),
-            None if self.meta.fill_marks_na && self.chain.fixed_string().is_none() => {
+            None if self.meta.fill_marks_na
+                && self.chain.fixed_string().is_none()
+                && (fill == NA_TEXT || self.meta.zarr_format == 2) =>
+            {
                 vec![fill.to_string()]
             }
             None => Vec::new(),
@@ -176,7 +184,7 @@ impl Array {
         if na.is_none() {
             if let Some(i) = data.iter().position(|v| v.is_none()) {
                 return Err(ZarrError::Type(format!(
-                    "{}: value {} is NA, which this string array cannot hold: no string of it reads as NA (set a missing_value attribute to mark missing strings)",
+                    "{}: value {} is NA, which this string array cannot hold: no string of it reads as NA (its fill value is text; set a missing_value attribute to mark missing strings)",
                     self.what(),
                     i + 1
                 )));

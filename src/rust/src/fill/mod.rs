@@ -15,6 +15,12 @@ mod tests;
 pub use float::{f16_to_f64, f64_to_f16};
 use float::{float_bits, float_bytes, float_of, float_to_json, parse_float};
 
+/// The fill value this package gives new string arrays (U+2400 SYMBOL FOR
+/// NULL): the one string fill that reads as NA, so that NA and "" both
+/// round-trip. Any other string fill value is text, as zarr-python and
+/// R-CF's zarr read it. (R's `default_fill_value()` repeats it.)
+pub const NA_TEXT: &str = "\u{2400}";
+
 /// A fill value as the native-endian bytes of one element of its data type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FillValue {
