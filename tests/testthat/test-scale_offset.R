@@ -163,4 +163,13 @@ test_that("values scale_offset or cast_value cannot encode are classed errors na
   b$add_codec("cast_value", list(data_type = "uint8"))
   refused(b, "array '/refused': the fill value cannot be encoded: codec 'cast_value': NaN has no value in uint8")
   expect_identical(z$root$arrays, "/small")
+  # Zarr v2 has no place for them: refused, never dropped.
+  v2 <- create_zarr(zarr_format = 2)
+  b <- define_array("float64", c(4))
+  b$format <- 2
+  b$fill_value <- 0
+  b$add_codec("scale_offset", list(scale = 2))
+  expect_warning(got <- v2$add_array("/", "v2", b), class = "zarr_warning",
+                 regexp = "codec 'scale_offset' cannot be written to Zarr v2 metadata")
+  expect_null(got)
 })

@@ -499,6 +499,12 @@ impl CodecChain {
             )
     }
 
+    /// The names of the value codecs (`scale_offset`, `cast_value`), in
+    /// chain order.
+    pub fn value_codec_names(&self) -> Vec<&'static str> {
+        self.values.iter().map(ValueCodec::name).collect()
+    }
+
     /// The sharding codec, if it is the array -> bytes codec.
     pub fn sharding(&self) -> Option<&sharding::Sharding> {
         match &self.array_to_bytes {
