@@ -35,6 +35,8 @@ export PYENV_VERSION ?= $(PYENV_PYTHONS)
 endif
 # zarr-python 2.18 and 3.4 with numcodecs for tests/testthat/test-numcodecs.R.
 export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
+# zarr-python 3.4 with cast-value-rs for tests/testthat/test-scale_offset.R.
+export ZARR_TEST_CAST_VENV ?= $(CURDIR)/.venv-cast
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 

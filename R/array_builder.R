@@ -84,6 +84,21 @@ sharding_entry <- function(configuration, codecs) {
 
 codec_names <- function(codecs) vapply(codecs, function(c) c$name, character(1))
 
+# A `cast_value` codec changes the type the `bytes` codec stores, which
+# needs `endian` when that type has more than one byte (zarr-python refuses
+# the chain without it).
+bytes_endian_after_cast <- function(codecs) {
+  names <- codec_names(codecs)
+  casts <- which(names == "cast_value")
+  at <- which(names == "bytes")
+  if (!length(casts) || length(at) != 1L) return(codecs)
+  stored <- codecs[[casts[length(casts)]]]$configuration$data_type
+  if (!is.null(stored) && !stored %in% c("int8", "uint8") && is.null(codecs[[at]]$configuration$endian)) {
+    codecs[[at]] <- codec_entry("bytes", list(endian = "little"))
+  }
+  codecs
+}
+
 # NumPy's fixed-width strings take the place of the string codec. They have
 # no NA, so the NA marker is no use as their fill value: the default becomes
 # "", zarr-python's.
@@ -114,6 +129,10 @@ insert_codec <- function(codecs, name, configuration, position) {
   }
   n <- length(codecs)
   pos <- if (is.null(position)) n + 1L else min(max(1L, as.integer(position)), n + 1L)
+  # An array -> array codec goes where it can: before the array -> bytes codec.
+  if (is.null(position) && mode == "array -> array") {
+    pos <- sum(codec_modes()[codec_names(codecs)] == "array -> array", na.rm = TRUE) + 1L
+  }
   new <- append(codecs, list(codec_entry(name, configuration)), after = pos - 1L)
   ranks <- mode_rank[codec_modes()[codec_names(new)]]
   if (is.unsorted(ranks)) {
@@ -168,7 +187,9 @@ array_builder <- R6::R6Class("array_builder",
     #' @param format "list" or "JSON".
     #' @return A list or a JSON string.
     metadata = function(format = "list") builder_metadata(self, private, format),
-    #' @description Add a codec at the end of the chain, or at `.position`.
+    #' @description Add a codec at the end of the chain, or at `.position`;
+    #'   an array -> array codec (`scale_offset`, `cast_value`) goes after
+    #'   the array -> array codecs already there unless `.position` is given.
     #'   A codec whose mode does not fit there is not added (with a warning).
     #'   Adding "sharding_indexed" with `list(chunk_shape = ...)` makes the
     #'   array sharded: the chunk shape becomes the shard shape, and the
@@ -206,7 +227,7 @@ array_builder <- R6::R6Class("array_builder",
       if (codec == "transpose") private$.order_chosen <- TRUE
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
       new <- insert_codec(private$.codecs, codec, cfg, .position)
-      if (!is.null(new)) private$.codecs <- new
+      if (!is.null(new)) private$.codecs <- bytes_endian_after_cast(new)
       invisible(self)
     },
     #' @description Remove a codec from the chain; the array -> bytes codec

@@ -480,6 +480,11 @@ instantiate_codecs <- function(entries, data_type, chunk_shape) {
         codec
       },
       bytes = zarr_codec_bytes$new(dt, shape, cfg),
+      cast_value = {
+        # The codecs after it see the elements as the type it casts to.
+        dt <<- zarr_data_type$new(cfg$data_type)
+        zarr_codec$new(e$name, cfg)
+      },
       if (identical(unname(codec_modes()[e$name]), "bytes -> bytes")) {
         documented_codec(e$name, cfg, dt$data_type)
       } else {

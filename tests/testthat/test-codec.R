@@ -107,7 +107,8 @@ test_that("every other codec of the engine round-trips through an array", {
   reg <- engine_codecs()
   others <- reg$name[reg$mode != "bytes -> bytes"]
   # A codec added to the engine without a case here fails this test.
-  expect_setequal(others, c("transpose", "bytes", "vlen-utf8", "numpy.fixed_string", "sharding_indexed"))
+  expect_setequal(others, c("transpose", "bytes", "vlen-utf8", "numpy.fixed_string", "sharding_indexed",
+                            "scale_offset", "cast_value"))
   z <- create_zarr()
   num <- define_array("float64", c(6, 4))
   a <- z$add_array("/", "num", num)
@@ -132,6 +133,15 @@ test_that("every other codec of the engine round-trips through an array", {
   a[] <- matrix(1:64, 8, 8)
   expect_identical(codec_names(a$codecs), "sharding_indexed")
   expect_identical(a[], matrix(1:64, 8, 8))
+  # test-scale_offset.R checks these two against zarr-python.
+  so <- define_array("float64", c(6, 4))
+  so$fill_value <- 0
+  so$add_codec("scale_offset", list(offset = 1, scale = 4))
+  so$add_codec("cast_value", list(data_type = "int16"))
+  a <- z$add_array("/", "so", so)
+  a[] <- matrix(1:24 / 4, 6, 4)
+  expect_identical(codec_names(a$codecs), c("transpose", "scale_offset", "cast_value", "bytes", "blosc"))
+  expect_identical(a[], matrix(1:24 / 4, 6, 4))
 })
 
 test_that("R's codec classes hold the engine's defaults", {

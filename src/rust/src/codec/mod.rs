@@ -14,6 +14,7 @@ use std::sync::Mutex;
 pub mod blosc;
 pub mod bytes;
 pub mod bz2;
+pub mod cast_value;
 pub mod checksum32;
 pub mod crc32c;
 pub mod delta;
@@ -23,12 +24,14 @@ pub mod level;
 mod limited;
 pub mod lz4;
 pub mod registry;
+pub mod scale_offset;
 pub mod sharding;
 pub mod shuffle;
 #[cfg(test)]
 mod test_util;
 pub mod transpose;
 pub mod v2;
+pub mod value;
 pub mod vlen;
 pub mod zlib;
 pub mod zstd;
@@ -158,11 +161,72 @@ pub enum ArrayToBytes {
     FixedString(fixed_string::FixedString),
 }
 
+/// An array -> array codec that computes on element values.
+#[derive(Debug)]
+pub enum ValueCodec {
+    ScaleOffset(scale_offset::ScaleOffset),
+    CastValue(cast_value::CastValue),
+}
+
+impl ValueCodec {
+    fn name(&self) -> &'static str {
+        match self {
+            ValueCodec::ScaleOffset(_) => scale_offset::NAME,
+            ValueCodec::CastValue(_) => cast_value::NAME,
+        }
+    }
+
+    /// Elements of the codec's input type -> of its output type.
+    fn encode(&self, data: Vec<u8>) -> Result<Vec<u8>> {
+        match self {
+            ValueCodec::ScaleOffset(c) => {
+                let mut data = data;
+                c.encode(&mut data)?;
+                Ok(data)
+            }
+            ValueCodec::CastValue(c) => c.encode(&data),
+        }
+    }
+
+    fn decode(&self, data: Vec<u8>) -> Result<Vec<u8>> {
+        match self {
+            ValueCodec::ScaleOffset(c) => {
+                let mut data = data;
+                c.decode(&mut data)?;
+                Ok(data)
+            }
+            ValueCodec::CastValue(c) => c.decode(&data),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            ValueCodec::ScaleOffset(c) => c.to_json(),
+            ValueCodec::CastValue(c) => c.to_json(),
+        }
+    }
+}
+
+/// The array -> array codecs in chain order: indices into the chain's
+/// transposes and value codecs (elementwise codecs commute with a
+/// transpose, so only the order of the JSON needs it).
+#[derive(Debug, Clone, Copy)]
+enum ArrayToArray {
+    Transpose(usize),
+    Value(usize),
+}
+
 /// A parsed, validated `codecs` list.
 #[derive(Debug)]
 pub struct CodecChain {
     /// Each transpose `order` in chain order (kept to write them back as given).
     pub transposes: Vec<Vec<usize>>,
+    /// `scale_offset` and `cast_value`, in chain order.
+    values: Vec<ValueCodec>,
+    array_to_array: Vec<ArrayToArray>,
+    /// The data type the array -> bytes codec stores: the array's, or the
+    /// last `cast_value`'s.
+    stored_dtype: DataType,
     pub array_to_bytes: ArrayToBytes,
     pub bytes_to_bytes: Vec<Box<dyn BytesToBytes>>,
     dtype: DataType,
@@ -231,18 +295,52 @@ impl CodecChain {
         ndim: usize,
     ) -> Result<CodecChain> {
         let mut transposes = Vec::new();
+        let mut values: Vec<ValueCodec> = Vec::new();
+        let mut array_to_array = Vec::new();
         let mut array_to_bytes = None;
         let mut b2b: Vec<Box<dyn BytesToBytes>> = Vec::new();
+        // The type and fill value the next codec receives.
+        let array_dtype = dtype;
+        let mut dtype = dtype;
+        let mut stored_fill = fill.to_vec();
         for v in codecs {
             let (name, config) = codec_name_and_config(v)?;
+            let a2a = matches!(
+                name.as_str(),
+                transpose::NAME | scale_offset::NAME | cast_value::NAME
+            );
+            if a2a && array_to_bytes.is_some() {
+                return Err(ZarrError::Metadata(format!(
+                    "codec '{name}' (array -> array) must come before the array -> bytes codec"
+                )));
+            }
             let a2b = match name.as_str() {
                 transpose::NAME => {
-                    if array_to_bytes.is_some() {
-                        return Err(ZarrError::Metadata(
-                            "codec 'transpose' (array -> array) must come before the array -> bytes codec".into(),
-                        ));
-                    }
+                    array_to_array.push(ArrayToArray::Transpose(transposes.len()));
                     transposes.push(transpose::parse_order(&config, ndim)?);
+                    continue;
+                }
+                scale_offset::NAME | cast_value::NAME => {
+                    let codec = if name == scale_offset::NAME {
+                        ValueCodec::ScaleOffset(scale_offset::ScaleOffset::from_config(
+                            &config, dtype,
+                        )?)
+                    } else {
+                        ValueCodec::CastValue(cast_value::CastValue::from_config(&config, dtype)?)
+                    };
+                    // Missing chunks and shards' missing inner chunks hold
+                    // the fill value as each codec passes it on.
+                    stored_fill = codec.encode(stored_fill).map_err(|e| {
+                        ZarrError::Metadata(format!(
+                            "the fill value cannot be encoded: {}",
+                            e.message()
+                        ))
+                    })?;
+                    if let ValueCodec::CastValue(c) = &codec {
+                        dtype = c.target();
+                    }
+                    array_to_array.push(ArrayToArray::Value(values.len()));
+                    values.push(codec);
                     continue;
                 }
                 bytes::NAME if dtype == DataType::String => {
@@ -255,7 +353,7 @@ impl CodecChain {
                     endian: bytes::parse_endian(&config, dtype)?,
                 },
                 sharding::NAME => ArrayToBytes::Sharding(Box::new(
-                    sharding::Sharding::from_config(&config, dtype, fill, ndim)?,
+                    sharding::Sharding::from_config(&config, dtype, &stored_fill, ndim)?,
                 )),
                 vlen::NAME if dtype == DataType::String => ArrayToBytes::VlenUtf8,
                 fixed_string::NAME if dtype == DataType::String => {
@@ -306,27 +404,33 @@ impl CodecChain {
                 return Err(ZarrError::Metadata(format!("fill value: {why}")));
             }
         }
-        if dtype != DataType::String && fill.len() != dtype.size() {
+        if array_dtype != DataType::String && fill.len() != array_dtype.size() {
             return Err(ZarrError::Metadata(format!(
                 "a fill value of {} bytes for {}",
                 fill.len(),
-                dtype.name()
+                array_dtype.name()
             )));
         }
         Ok(CodecChain {
             transposes,
+            values,
+            array_to_array,
+            stored_dtype: dtype,
             array_to_bytes,
             bytes_to_bytes: b2b,
-            dtype,
+            dtype: array_dtype,
             fill: fill.to_vec(),
         })
     }
 
     pub fn to_json(&self) -> Vec<Value> {
         let mut out: Vec<Value> = self
-            .transposes
+            .array_to_array
             .iter()
-            .map(|o| transpose::to_json(o))
+            .map(|a| match *a {
+                ArrayToArray::Transpose(i) => transpose::to_json(&self.transposes[i]),
+                ArrayToArray::Value(i) => self.values[i].to_json(),
+            })
             .collect();
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
@@ -373,7 +477,7 @@ impl CodecChain {
     pub fn partial_sharding(&self) -> Option<&sharding::Sharding> {
         match &self.array_to_bytes {
             ArrayToBytes::Sharding(s)
-                if self.transposes.is_empty()
+                if self.array_to_array.is_empty()
                     && self.bytes_to_bytes.is_empty()
                     && self.dtype != DataType::String =>
             {
@@ -387,11 +491,18 @@ impl CodecChain {
     /// laid out with `stored_strides`: only transposes and `bytes` in the
     /// machine's byte order (or of one-byte elements), nothing after.
     pub fn stores_plain_elements(&self) -> bool {
-        self.bytes_to_bytes.is_empty()
+        self.values.is_empty()
+            && self.bytes_to_bytes.is_empty()
             && matches!(
                 self.array_to_bytes,
                 ArrayToBytes::Bytes { endian } if endian.is_none_or(|e| e == Endian::native())
             )
+    }
+
+    /// The names of the value codecs (`scale_offset`, `cast_value`), in
+    /// chain order.
+    pub fn value_codec_names(&self) -> Vec<&'static str> {
+        self.values.iter().map(ValueCodec::name).collect()
     }
 
     /// The sharding codec, if it is the array -> bytes codec.
@@ -448,7 +559,25 @@ impl CodecChain {
         chunk_shape: &[usize],
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let decoded_len = chunk_shape.iter().product::<usize>() * self.dtype.size();
+        let stored = self.decode_to_stored(data, chunk_shape, ctx)?;
+        let mut data = stored;
+        for c in self.values.iter().rev() {
+            data = c.decode(data).map_err(|e| {
+                e.into_corrupt()
+                    .context(&format!("{} ({})", ctx.what, c.name()))
+            })?;
+        }
+        Ok(data)
+    }
+
+    /// Stored bytes -> the elements the array -> array codecs decode.
+    fn decode_to_stored(
+        &self,
+        data: Cow<'_, [u8]>,
+        chunk_shape: &[usize],
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let decoded_len = chunk_shape.iter().product::<usize>() * self.stored_dtype.size();
         let mut data = data;
         for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
             let hint = match (&self.array_to_bytes, i) {
@@ -473,12 +602,12 @@ impl CodecChain {
                         ctx.what,
                         data.len(),
                         decoded_len,
-                        decoded_len / self.dtype.size(),
-                        self.dtype.name()
+                        decoded_len / self.stored_dtype.size(),
+                        self.stored_dtype.name()
                     )));
                 }
                 if endian.is_some_and(|e| e != Endian::native()) {
-                    bytes::swap_bytes(&mut data, self.dtype.swap_unit());
+                    bytes::swap_bytes(&mut data, self.stored_dtype.swap_unit());
                 }
                 Ok(data)
             }
@@ -557,10 +686,13 @@ impl CodecChain {
         chunk_shape: &[usize],
         out: &mut Vec<u8>,
     ) -> Result<()> {
+        for c in &self.values {
+            *data = c.encode(std::mem::take(data))?;
+        }
         match &self.array_to_bytes {
             ArrayToBytes::Bytes { endian } => {
                 if endian.is_some_and(|e| e != Endian::native()) {
-                    bytes::swap_bytes(data, self.dtype.swap_unit());
+                    bytes::swap_bytes(data, self.stored_dtype.swap_unit());
                 }
             }
             ArrayToBytes::Sharding(s) => {

@@ -225,6 +225,8 @@ impl CodecSpec {
 /// its file and one line here.
 pub static REGISTRY: &[&CodecSpec] = &[
     &super::transpose::SPEC,
+    &super::scale_offset::SPEC,
+    &super::cast_value::SPEC,
     &super::bytes::SPEC,
     &super::vlen::SPEC,
     &super::fixed_string::SPEC,

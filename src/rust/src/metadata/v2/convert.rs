@@ -206,6 +206,12 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
     };
     let ndim = meta.shape.len();
     let chain = CodecChain::from_json(&meta.codecs, meta.data_type, &meta.fill_value.bytes, ndim)?;
+    // Zarr v2 has no place for them: dropping one would change the data.
+    if let Some(name) = chain.value_codec_names().first() {
+        return Err(ZarrError::Unsupported(format!(
+            "codec '{name}' cannot be written to Zarr v2 metadata"
+        )));
+    }
     let order = match chain.order() {
         None => "C",
         Some(o) if o.iter().rev().copied().eq(0..ndim) => "F",

@@ -406,6 +406,15 @@ fn v2_writing_refuses_what_v2_cannot_say() {
     let e = array_to_json(&b).unwrap_err();
     assert_eq!(e.kind(), "unsupported");
     assert!(e.message().contains("sharding"), "{}", e.message());
+    // A value codec is refused, not dropped.
+    let mut b = a.clone();
+    b.codecs.insert(
+        0,
+        json!({"name": "scale_offset", "configuration": {"scale": 2}}),
+    );
+    let e = array_to_json(&b).unwrap_err();
+    assert_eq!(e.kind(), "unsupported");
+    assert!(e.message().contains("'scale_offset'"), "{}", e.message());
     // Several compressors: the last is the compressor, the others filters.
     let mut b = a.clone();
     b.codecs.push(json!({"name": "crc32c"}));
