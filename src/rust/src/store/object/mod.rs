@@ -92,19 +92,16 @@ impl ObjectStore {
             Some(a) => a,
             None => anonymous_by_default(cloud, &rest, &|k| std::env::var(k).ok()),
         };
-        let retry = os::RetryConfig {
-            max_retries: own.max_retries,
-            retry_timeout: own.retry_timeout,
-            ..Default::default()
-        };
+        let retry = own.retry_config();
         let runtime = io_runtime()?;
-        let settings = builder_settings(cloud, rest);
+        let mut settings = own.timeout_settings(&rest);
+        settings.extend(builder_settings(cloud, rest));
         let key = ClientKey {
             cloud,
             url: url.to_string(),
             settings: settings.clone(),
             anonymous,
-            retry: (own.max_retries, own.retry_timeout),
+            retry: own.retry,
             env: cloud_env(),
         };
         let inner = match shared_client(&key) {
@@ -496,7 +493,7 @@ struct ClientKey {
     url: String,
     settings: Vec<(String, String)>,
     anonymous: bool,
-    retry: (usize, std::time::Duration),
+    retry: crate::store::retry::RetryPolicy,
     env: Vec<(String, String)>,
 }
 
