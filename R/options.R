@@ -9,8 +9,24 @@ option_defaults <- function() {
     min_compress = 100L,
     chunk_length = 100L,
     progress = interactive(),
-    cf = TRUE
+    cf = TRUE,
+    max_retries = 10L,
+    retry_timeout = 120,
+    connect_timeout = 10,
+    request_timeout = 30,
+    max_concurrency = NULL
   )
+}
+
+# The options of the network stores, each one from `given` (a store's own
+# `options`) when it is there, else from zarr_options(); NULL ones left out.
+network_options <- function(given = list()) {
+  out <- list()
+  for (key in c("max_retries", "retry_timeout", "connect_timeout", "request_timeout", "max_concurrency")) {
+    value <- if (!is.null(given[[key]])) check_option(key, given[[key]]) else zarr_options(key)
+    if (!is.null(value)) out[[key]] <- value
+  }
+  out
 }
 
 # The R option behind each name (the thread count has had its own name).
@@ -39,6 +55,27 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #'   `interactive()`). Never shown in a non-interactive session.
 #' * `cf`: reserved for decoding arrays with CF attributes (default TRUE);
 #'   nothing reads it yet.
+#'
+#' The network stores ([zarr_httpstore] and [zarr_objectstore]) read these
+#' when they are made (the `options` of a store win over them):
+#' * `max_retries`: how many times a failed request is tried again
+#'   (default 10). Retried are answers 5xx, 408 and 429 (after the wait the
+#'   server asks for in Retry-After, for the HTTP store), connections that
+#'   fail, are reset or close before the answer, answers cut short of the
+#'   length they announced, and timeouts. The wait before retry n is drawn at
+#'   random below 0.1 s * 2^n (at most 15 s).
+#' * `retry_timeout`: the most seconds from a request's first try to its
+#'   last (default 120); no retry starts that would end later.
+#' * `connect_timeout`: seconds to resolve a host and connect (default 10).
+#' * `request_timeout`: seconds to wait for the server's answer or for the
+#'   next piece of its body (default 30): a stalled request fails (and is
+#'   retried) after it, however long a steady download takes.
+#' * `max_concurrency`: the most requests in flight when many chunks are
+#'   read (default NULL: 16 for HTTP stores, 64 for object stores).
+#'
+#' A request that fails for good raises a `zarr_error_io` condition whose
+#' message names the key, the URL, the last failure (status or error) and
+#' how many attempts were made in how long.
 #'
 #' @param key The name of an option; missing for all of them.
 #' @param value The new value; missing to read the option.
@@ -91,7 +128,20 @@ check_option <- function(key, value) {
     check_flag(value, key)
     return(value)
   }
-  if (key == "threads" && is.null(value)) return(NULL)
+  if (key %in% c("threads", "max_concurrency") && is.null(value)) return(NULL)
+  if (key %in% c("retry_timeout", "connect_timeout", "request_timeout")) {
+    if (!is.numeric(value) || length(value) != 1L || is.na(value) || value <= 0 || !is.finite(value)) {
+      zarr_abort("argument", sprintf("option '%s' must be a number of seconds greater than 0", key))
+    }
+    return(as.numeric(value))
+  }
+  if (key == "max_retries") {
+    if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 0 || value != trunc(value) ||
+        value > 1000) {
+      zarr_abort("argument", "option 'max_retries' must be a whole number from 0 to 1000")
+    }
+    return(as.integer(value))
+  }
   if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 1 || value != trunc(value)) {
     zarr_abort("argument", sprintf("option '%s' must be a whole number of at least 1", key))
   }

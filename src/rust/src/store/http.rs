@@ -12,9 +12,9 @@
 //! `If-Match`, so a shard replaced meanwhile is noticed, not mixed.
 
 use super::*;
+use crate::store::retry::{Attempts, Next, RetryPolicy};
 use address::{is_metadata_key, normalize_base_url, parse_content_range, ContentRange};
 use client::{header, Client, Fail, Method, Try};
-use crate::store::retry::{Attempts, Next, RetryPolicy};
 use futures::stream::{self, StreamExt};
 use reqwest::StatusCode;
 use std::time::Duration;

@@ -111,7 +111,11 @@ impl Attempts {
             "{} after {} {} in {:.1} s (max_retries {}, retry_timeout {} s)",
             last.why,
             self.tries,
-            if self.tries == 1 { "attempt" } else { "attempts" },
+            if self.tries == 1 {
+                "attempt"
+            } else {
+                "attempts"
+            },
             self.elapsed().as_secs_f64(),
             p.max_retries,
             p.retry_timeout.as_secs_f64()
@@ -198,7 +202,9 @@ mod tests {
             max_retries: 10,
             retry_timeout: Duration::from_secs(2),
         });
-        assert!(matches!(a.after(&fail(Some(Duration::from_secs(1)))), Next::Wait(d) if d.as_secs() == 1));
+        assert!(
+            matches!(a.after(&fail(Some(Duration::from_secs(1)))), Next::Wait(d) if d.as_secs() == 1)
+        );
         assert!(matches!(
             a.after(&fail(Some(Duration::from_secs(5)))),
             Next::GiveUp

@@ -162,12 +162,7 @@ impl Client {
 
     /// The whole body of `resp`. Its size comes from the server, so memory
     /// is asked for as the bytes arrive and a refusal is an error.
-    pub async fn body(
-        &self,
-        key: &str,
-        url: &str,
-        resp: &mut reqwest::Response,
-    ) -> Try<Vec<u8>> {
+    pub async fn body(&self, key: &str, url: &str, resp: &mut reqwest::Response) -> Try<Vec<u8>> {
         let mut out: Vec<u8> = Vec::new();
         // Content-Length only sizes the first allocation, and is capped:
         // a server may claim anything.
