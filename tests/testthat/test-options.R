@@ -3,7 +3,9 @@
 test_that("zarr_options() lists every option with its value", {
   withr::local_options(zarr.num_threads = 2L, zarr.strict_checksums = NULL, zarr.progress = NULL, zarr.cf = NULL)
   opts <- zarr_options()
-  expect_identical(names(opts), c("threads", "strict_checksums", "min_compress", "chunk_length", "progress", "cf"))
+  expect_identical(names(opts), c("threads", "strict_checksums", "min_compress", "chunk_length", "progress", "cf",
+                                  "max_retries", "retry_timeout", "connect_timeout", "request_timeout",
+                                  "max_concurrency"))
   expect_identical(opts$threads, 2L)
   # What reads do when the option is unset: a mismatch is an error.
   expect_true(opts$strict_checksums)
