@@ -23,7 +23,8 @@ option_defaults <- function() {
 network_options <- function(given = list()) {
   out <- list()
   for (key in c("max_retries", "retry_timeout", "connect_timeout", "request_timeout", "max_concurrency")) {
-    value <- if (!is.null(given[[key]])) check_option(key, given[[key]]) else zarr_options(key)
+    # Values set through options() directly are checked here too.
+    value <- check_option(key, if (!is.null(given[[key]])) given[[key]] else zarr_options(key))
     if (!is.null(value)) out[[key]] <- value
   }
   out

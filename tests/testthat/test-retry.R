@@ -87,6 +87,9 @@ test_that("the network options are checked and reach the HTTP store", {
   expect_error(zarr_options("request_timeout", 0), class = "zarr_error_argument")
   expect_error(zarr_httpstore$new("http://127.0.0.1:1/x", options = list(retries = 2)),
                class = "zarr_error_argument")
+  withr::with_options(list(zarr.request_timeout = "soon"), {
+    expect_error(zarr_httpstore$new("http://127.0.0.1:1/x"), "request_timeout", class = "zarr_error_argument")
+  })
   withr::local_options(zarr.max_retries = 1L, zarr.retry_timeout = 5)
   # Nothing listens on the port: the two tries are counted in the message.
   s <- zarr_httpstore$new("http://127.0.0.1:1/x", options = list(connect_timeout = 1))
