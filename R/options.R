@@ -10,8 +10,25 @@ option_defaults <- function() {
     chunk_length = 100L,
     progress = interactive(),
     cf = TRUE,
-    chunk_separator = "."
+    chunk_separator = ".",
+    max_retries = 10L,
+    retry_timeout = 120,
+    connect_timeout = 10,
+    request_timeout = 30,
+    max_concurrency = NULL
   )
+}
+
+# The options of the network stores, each one from `given` (a store's own
+# `options`) when it is there, else from zarr_options(); NULL ones left out.
+network_options <- function(given = list()) {
+  out <- list()
+  for (key in c("max_retries", "retry_timeout", "connect_timeout", "request_timeout", "max_concurrency")) {
+    # Values set through options() directly are checked here too.
+    value <- check_option(key, if (!is.null(given[[key]])) given[[key]] else zarr_options(key))
+    if (!is.null(value)) out[[key]] <- value
+  }
+  out
 }
 
 # The R option behind each name (the thread count has had its own name).
@@ -47,6 +64,27 @@ option_name <- function(key) if (key == "threads") "zarr.num_threads" else paste
 #'   reader takes either; "/" keeps large arrays out of one huge folder.
 #'   Used by [array_builder] (and so [define_array()], [as_zarr()]) and by
 #'   `add_array()` for metadata without a `chunk_key_encoding`.
+#'
+#' The network stores ([zarr_httpstore] and [zarr_objectstore]) read these
+#' when they are made (the `options` of a store win over them):
+#' * `max_retries`: how many times a failed request is tried again
+#'   (default 10). Retried are answers 5xx, 408 and 429 (after the wait the
+#'   server asks for in Retry-After, for the HTTP store), connections that
+#'   fail, are reset or close before the answer, answers cut short of the
+#'   length they announced, and timeouts. The wait before retry n is drawn at
+#'   random below 0.1 s * 2^n (at most 15 s).
+#' * `retry_timeout`: the most seconds from a request's first try to its
+#'   last (default 120); no retry starts that would end later.
+#' * `connect_timeout`: seconds to resolve a host and connect (default 10).
+#' * `request_timeout`: seconds to wait for the server's answer or for the
+#'   next piece of its body (default 30): a stalled request fails (and is
+#'   retried) after it, however long a steady download takes.
+#' * `max_concurrency`: the most requests in flight when many chunks are
+#'   read (default NULL: 16 for HTTP stores, 64 for object stores).
+#'
+#' A request that fails for good raises a `zarr_error_io` condition whose
+#' message names the key, the URL, the last failure (status or error) and
+#' how many attempts were made in how long.
 #'
 #' @param key The name of an option; missing for all of them.
 #' @param value The new value; missing to read the option.
@@ -105,7 +143,20 @@ check_option <- function(key, value) {
     }
     return(value)
   }
-  if (key == "threads" && is.null(value)) return(NULL)
+  if (key %in% c("threads", "max_concurrency") && is.null(value)) return(NULL)
+  if (key %in% c("retry_timeout", "connect_timeout", "request_timeout")) {
+    if (!is.numeric(value) || length(value) != 1L || is.na(value) || value <= 0 || !is.finite(value)) {
+      zarr_abort("argument", sprintf("option '%s' must be a number of seconds greater than 0", key))
+    }
+    return(as.numeric(value))
+  }
+  if (key == "max_retries") {
+    if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 0 || value != trunc(value) ||
+        value > 1000) {
+      zarr_abort("argument", "option 'max_retries' must be a whole number from 0 to 1000")
+    }
+    return(as.integer(value))
+  }
   if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 1 || value != trunc(value)) {
     zarr_abort("argument", sprintf("option '%s' must be a whole number of at least 1", key))
   }

@@ -17,9 +17,18 @@
 #' over reused connections. Connections time out after 10 seconds, reads
 #' after 30 seconds without data.
 #'
+#' A request that fails in a way that may pass (a 5xx or 429 answer, a
+#' dropped or reset connection, a body cut short, a timeout) is tried again
+#' with growing random waits, up to 10 times within 2 minutes; the options
+#' `max_retries`, `retry_timeout`, `connect_timeout`, `request_timeout` and
+#' `max_concurrency` of [zarr_options()] (or of the store's `options`) set
+#' these limits. A 206 answer whose `Content-Range` is not the range asked
+#' for is an error, never data.
+#'
 #' A missing key (HTTP status 404) reads as `NULL`. Other failures raise a
-#' `zarr_error_io` condition naming the URL: a refused connection, a
-#' timeout, `403 Forbidden` or any other error status. A metadata document
+#' `zarr_error_io` condition naming the key and the URL: `403 Forbidden`
+#' or any other error status, and, once the retries are spent, the last
+#' failure with the number of attempts. A metadata document
 #' (`zarr.json`, `.zarray`, `.zgroup`, `.zattrs`, `.zmetadata`) that comes
 #' back as a web page raises `zarr_error_metadata`.
 #'
@@ -59,10 +68,18 @@ zarr_httpstore <- R6::R6Class("zarr_httpstore",
     #'   are read-only. No request is made until a key is read.
     #' @param url The URL of the store root, starting with `http://` or
     #'   `https://`. It may use UTF-8 code points.
-    initialize = function(url) {
+    #' @param options A named list of network options (`max_retries`,
+    #'   `retry_timeout`, `connect_timeout`, `request_timeout`,
+    #'   `max_concurrency`, see [zarr_options()]); those not given are taken
+    #'   from [zarr_options()].
+    initialize = function(url, options = list()) {
       check_string(url, "url")
       super$initialize(read_only = TRUE)
-      private$handle <- zarr_call(rz_store_http(enc2utf8(url)))
+      net <- http_options(options)
+      private$handle <- zarr_call(rz_store_http(
+        enc2utf8(url), net$max_retries, net$retry_timeout, net$connect_timeout, net$request_timeout,
+        net$max_concurrency %||% 16L
+      ))
       private$.url <- url
     },
     #' @description Clearing the store is not supported: raises a
@@ -118,4 +135,15 @@ http_read_only <- function(store, what) {
   zarr_abort("read_only", sprintf(
     "cannot %s: %s is read-only", what, zarr_call(rz_store_info(store_handle(store)))$description
   ))
+}
+
+# The network options of an HTTP store from its `options` argument.
+http_options <- function(options) {
+  if (is.null(options)) options <- list()
+  known <- c("max_retries", "retry_timeout", "connect_timeout", "request_timeout", "max_concurrency")
+  if (!is.list(options) || (length(options) && (is.null(names(options)) || !all(names(options) %in% known)))) {
+    zarr_abort("argument", sprintf("`options` of an HTTP store must be a named list of %s",
+                                   paste(known, collapse = ", ")))
+  }
+  network_options(options)
 }

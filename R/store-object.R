@@ -18,9 +18,11 @@
 #' Requests are made by Apache Arrow's `object_store` Rust crate. Reading
 #' many chunks keeps up to `max_concurrency` (default 64) requests in
 #' flight; partial reads of sharded arrays fetch only the byte ranges they
-#' need; values of 64 MiB or more are uploaded in parts of 16 MiB. Failed
-#' requests (5xx, throttling, dropped connections) are retried with backoff,
-#' up to 10 times within 3 minutes.
+#' need; values of 64 MiB or more are uploaded in parts of 16 MiB (a failed
+#' upload is aborted, so no parts are left behind). Failed requests (5xx,
+#' throttling, dropped connections, bodies cut short, timeouts) are retried
+#' with growing random waits, up to 10 times within 2 minutes: the network
+#' options of [zarr_options()] set these limits, and the timeouts.
 #'
 #' @section Credentials and settings:
 #' Settings are read where each cloud's own tools read them:
@@ -50,8 +52,10 @@
 #' `access_key_id`, `secret_access_key`, `allow_http`,
 #' `virtual_hosted_style_request`, `account_name`, `service_account`, ...,
 #' with or without the `aws_`, `google_` or `azure_` prefix), plus
-#' `max_concurrency`, `multipart_threshold` and `part_size` (bytes),
-#' `max_retries` and `retry_timeout` (seconds). An unknown name is a
+#' `multipart_threshold` and `part_size` (bytes) and the network options of
+#' [zarr_options()] (`max_retries`, `max_concurrency`, and `retry_timeout`,
+#' `connect_timeout`, `request_timeout` in seconds), which default to
+#' those of [zarr_options()]. An unknown name is a
 #' `zarr_error_unsupported` error.
 #'
 #' @section Errors:
@@ -145,6 +149,8 @@ objectstore_init <- function(self, private, url, options, anonymous, read_only) 
   if (is.null(cloud)) {
     zarr_abort("argument", sprintf("'%s' is not a URL of S3, GCS or Azure (s3://, gs://, az://, abfs://)", url))
   }
+  net <- network_options()
+  options <- c(options, net[!names(net) %in% names(options)])
   values <- vapply(options, function(v) {
     if (is.logical(v)) tolower(as.character(v)) else as.character(v)
   }, character(1))

@@ -5,7 +5,8 @@ test_that("zarr_options() lists every option with its value", {
                        zarr.chunk_separator = NULL)
   opts <- zarr_options()
   expect_identical(names(opts), c("threads", "strict_checksums", "min_compress", "chunk_length", "progress", "cf",
-                                  "chunk_separator"))
+                                  "chunk_separator", "max_retries", "retry_timeout", "connect_timeout",
+                                  "request_timeout", "max_concurrency"))
   expect_identical(opts$chunk_separator, ".")
   expect_identical(opts$threads, 2L)
   # What reads do when the option is unset: a mismatch is an error.

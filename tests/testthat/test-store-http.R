@@ -216,6 +216,9 @@ test_that("a refused connection is an I/O error naming the URL", {
   server <- local_http_server(http_fixture())
   url <- paste0(server$url, "/arr.zarr")
   server$stop()
+  # A refused connection is retried 3 times only (nothing listens there),
+  # whatever max_retries says; fewer when max_retries says so.
+  withr::local_options(zarr.max_retries = NULL)
   # Wait (briefly) until the port is closed.
   s <- zarr_httpstore$new(url)
   deadline <- Sys.time() + 5
@@ -226,6 +229,10 @@ test_that("a refused connection is an I/O error naming the URL", {
   }
   expect_s3_class(e, "zarr_error_io")
   expect_match(conditionMessage(e), paste0(url, "/zarr.json"), fixed = TRUE)
+  expect_match(conditionMessage(e), "after 4 attempts", fixed = TRUE)
+  withr::local_options(zarr.max_retries = 1L)
+  e1 <- tryCatch(zarr_httpstore$new(url)$get("zarr.json"), zarr_error = identity)
+  expect_match(conditionMessage(e1), "after 2 attempts", fixed = TRUE)
   expect_error(open_zarr(url), url, fixed = TRUE, class = "zarr_error_io")
   expect_error(s$exists("zarr.json"), class = "zarr_error_io")
 })

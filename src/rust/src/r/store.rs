@@ -40,11 +40,33 @@ fn rz_store_memory(read_only: bool) -> Robj {
     guard(|| Ok(store_value(Arc::new(MemoryStore::new(read_only)))))
 }
 
-/// A read-only store over HTTP(S) at `url`.
+/// A read-only store over HTTP(S) at `url`; the network options as
+/// `zarr_options()` checked them (times in seconds).
 /// @noRd
 #[extendr]
-fn rz_store_http(url: &str) -> Robj {
-    guard(|| Ok(store_value(Arc::new(crate::store::HttpStore::open(url)?))))
+fn rz_store_http(
+    url: &str,
+    max_retries: i32,
+    retry_timeout: f64,
+    connect_timeout: f64,
+    request_timeout: f64,
+    max_concurrency: i32,
+) -> Robj {
+    let secs = |s: f64| std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
+    let options = crate::store::http::HttpOptions {
+        connect_timeout: secs(connect_timeout),
+        request_timeout: secs(request_timeout),
+        max_concurrency: max_concurrency.max(1) as usize,
+        retry: crate::store::retry::RetryPolicy {
+            max_retries: max_retries.max(0) as usize,
+            retry_timeout: secs(retry_timeout),
+        },
+    };
+    guard(|| {
+        Ok(store_value(Arc::new(
+            crate::store::HttpStore::with_options(url, options)?,
+        )))
+    })
 }
 
 /// A store in S3, GCS or Azure at `url`. `keys`/`values` are the builder

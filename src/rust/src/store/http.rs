@@ -12,8 +12,9 @@
 //! `If-Match`, so a shard replaced meanwhile is noticed, not mixed.
 
 use super::*;
+use crate::store::retry::{Attempts, Next, RetryPolicy};
 use address::{is_metadata_key, normalize_base_url, parse_content_range, ContentRange};
-use client::{header, Client, Method};
+use client::{header, Client, Fail, Method, Try};
 use futures::stream::{self, StreamExt};
 use reqwest::StatusCode;
 use std::time::Duration;
@@ -28,19 +29,23 @@ mod tests;
 pub struct HttpOptions {
     /// Limit on resolving the host name and opening the connection.
     pub connect_timeout: Duration,
-    /// Limit on each read from the connection (the wait for the response
-    /// headers and for every piece of the body).
-    pub read_timeout: Duration,
+    /// Limit on each wait for the server (for the response headers and
+    /// for every piece of the body): a stalled request fails after it,
+    /// however long a slow but steady download takes.
+    pub request_timeout: Duration,
     /// The most requests `get_many` has in flight at once.
     pub max_concurrency: usize,
+    /// When a failed request is tried again.
+    pub retry: RetryPolicy,
 }
 
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
             connect_timeout: Duration::from_secs(10),
-            read_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
             max_concurrency: 16,
+            retry: RetryPolicy::default(),
         }
     }
 }
@@ -114,7 +119,7 @@ impl HttpStore {
         key: &str,
         url: &str,
         headers: &[(&str, &str)],
-    ) -> Result<reqwest::Response> {
+    ) -> Try<reqwest::Response> {
         let full = format!("{url}{}", self.query);
         self.client
             .send(http, method, key, (url, &full), headers)
@@ -157,11 +162,11 @@ impl HttpStore {
         url: &str,
         pin: Option<&str>,
         resp: &mut reqwest::Response,
-    ) -> Result<Versioned> {
+    ) -> Try<Versioned> {
         let etag = strong_etag(resp);
         if let (Some(want), Some(got)) = (pin, etag.as_deref()) {
             if want != got {
-                return Err(changed(key, url));
+                return Err(changed(key, url).into());
             }
         }
         let body = self.client.body(key, url, resp).await?;
@@ -179,9 +184,41 @@ impl HttpStore {
         pin: Option<&str>,
     ) -> Result<Option<Versioned>> {
         let url = self.key_url(key);
-        match range {
-            ByteRange::All => self.get_all(http, key, &url, pin).await,
-            _ => self.get_range(http, key, &url, range, pin).await,
+        self.retrying(Method::Get, key, &url, || async {
+            match range {
+                ByteRange::All => self.get_all(http, key, &url, pin).await,
+                _ => self.get_range(http, key, &url, range, pin).await,
+            }
+        })
+        .await
+    }
+
+    /// The answer of `once` (one try of a request for `key` at `url`),
+    /// tried again after transient failures as the retry policy allows.
+    /// Every try is a new request with the same headers (an `If-Match`
+    /// pin included), so a retried read never mixes versions.
+    async fn retrying<T, F, Fut>(&self, method: Method, key: &str, url: &str, once: F) -> Result<T>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Try<T>>,
+    {
+        let mut attempts = Attempts::new(self.client.options().retry);
+        loop {
+            let failure = match once().await {
+                Ok(v) => return Ok(v),
+                Err(Fail::Stop(e)) => return Err(e),
+                Err(Fail::Retry(t)) => t,
+            };
+            match attempts.after(&failure) {
+                Next::Wait(d) => tokio::time::sleep(d).await,
+                Next::GiveUp => {
+                    return Err(ZarrError::Io(format!(
+                        "cannot {} '{key}' at {url}: {}",
+                        method.verb(),
+                        attempts.gave_up(&failure)
+                    )))
+                }
+            }
         }
     }
 
@@ -191,7 +228,7 @@ impl HttpStore {
         key: &str,
         url: &str,
         pin: Option<&str>,
-    ) -> Result<Option<Versioned>> {
+    ) -> Try<Option<Versioned>> {
         let headers: Vec<(&str, &str)> = pin.map(|t| ("If-Match", t)).into_iter().collect();
         let mut resp = self.send(http, Method::Get, key, url, &headers).await?;
         let status = resp.status();
@@ -201,8 +238,8 @@ impl HttpStore {
         Client::discard(&mut resp).await;
         match status {
             StatusCode::NOT_FOUND => Ok(None),
-            StatusCode::PRECONDITION_FAILED if pin.is_some() => Err(changed(key, url)),
-            _ => Err(self.client.status_error(Method::Get, key, url, status)),
+            StatusCode::PRECONDITION_FAILED if pin.is_some() => Err(changed(key, url).into()),
+            _ => Err(self.client.status_error(Method::Get, key, url, &resp)),
         }
     }
 
@@ -213,7 +250,7 @@ impl HttpStore {
         url: &str,
         range: ByteRange,
         pin: Option<&str>,
-    ) -> Result<Option<Versioned>> {
+    ) -> Try<Option<Versioned>> {
         let spec = match range {
             ByteRange::Range { offset, length } if length > 0 => offset
                 .checked_add(length)
@@ -236,7 +273,8 @@ impl HttpStore {
                         // past the end of any value.
                         Err(ZarrError::CorruptChunk(format!(
                             "byte range {range:?} of '{key}' cannot be requested"
-                        )))
+                        ))
+                        .into())
                     }
                 }
             };
@@ -277,7 +315,8 @@ impl HttpStore {
                 } else {
                     Err(ZarrError::Io(format!(
                         "cannot read '{key}': {url} refused the byte range {spec} of its {total} bytes"
-                    )))
+                    ))
+                    .into())
                 }
             }
             StatusCode::NOT_FOUND => {
@@ -286,11 +325,11 @@ impl HttpStore {
             }
             StatusCode::PRECONDITION_FAILED if pin.is_some() => {
                 Client::discard(&mut resp).await;
-                Err(changed(key, url))
+                Err(changed(key, url).into())
             }
             _ => {
                 Client::discard(&mut resp).await;
-                Err(self.client.status_error(Method::Get, key, url, status))
+                Err(self.client.status_error(Method::Get, key, url, &resp))
             }
         }
     }
@@ -298,7 +337,7 @@ impl HttpStore {
     /// The size of the value at `key` (valid) at `url`: HEAD's
     /// Content-Length, or a one-byte ranged GET when HEAD is refused or
     /// gives no length.
-    async fn size_of(&self, http: &reqwest::Client, key: &str, url: &str) -> Result<Option<u64>> {
+    async fn size_of(&self, http: &reqwest::Client, key: &str, url: &str) -> Try<Option<u64>> {
         let mut resp = self.send(http, Method::Head, key, url, &[]).await?;
         let status = resp.status();
         if status.is_success() {
@@ -313,12 +352,12 @@ impl HttpStore {
             StatusCode::METHOD_NOT_ALLOWED | StatusCode::NOT_IMPLEMENTED => {
                 self.probe(http, key, url).await
             }
-            _ => Err(self.client.status_error(Method::Head, key, url, status)),
+            _ => Err(self.client.status_error(Method::Head, key, url, &resp)),
         }
     }
 
     /// The size of the value at `key`, from a GET of its first byte.
-    async fn probe(&self, http: &reqwest::Client, key: &str, url: &str) -> Result<Option<u64>> {
+    async fn probe(&self, http: &reqwest::Client, key: &str, url: &str) -> Try<Option<u64>> {
         let mut resp = self
             .send(http, Method::Get, key, url, &[("Range", "bytes=0-0")])
             .await?;
@@ -351,14 +390,13 @@ impl HttpStore {
             }
             _ => {
                 Client::discard(&mut resp).await;
-                Err(self.client.status_error(Method::Get, key, url, status))
+                Err(self.client.status_error(Method::Get, key, url, &resp))
             }
         }
     }
 
-    async fn exists_at(&self, http: &reqwest::Client, key: &str) -> Result<bool> {
-        let url = self.key_url(key);
-        let mut resp = self.send(http, Method::Head, key, &url, &[]).await?;
+    async fn exists_at(&self, http: &reqwest::Client, key: &str, url: &str) -> Try<bool> {
+        let mut resp = self.send(http, Method::Head, key, url, &[]).await?;
         let status = resp.status();
         if status.is_success() {
             return Ok(true);
@@ -367,9 +405,9 @@ impl HttpStore {
         match status {
             StatusCode::NOT_FOUND => Ok(false),
             StatusCode::METHOD_NOT_ALLOWED | StatusCode::NOT_IMPLEMENTED => {
-                Ok(self.probe(http, key, &url).await?.is_some())
+                Ok(self.probe(http, key, url).await?.is_some())
             }
-            _ => Err(self.client.status_error(Method::Head, key, &url, status)),
+            _ => Err(self.client.status_error(Method::Head, key, url, &resp)),
         }
     }
 
@@ -482,14 +520,19 @@ impl Store for HttpStore {
     }
 
     fn exists(&self, key: &StoreKey) -> Result<bool> {
-        self.client
-            .run(|http| async move { self.exists_at(&http, key).await })
+        let url = self.key_url(key);
+        self.client.run(|http| async move {
+            self.retrying(Method::Head, key, &url, || self.exists_at(&http, key, &url))
+                .await
+        })
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         let url = self.key_url(key);
-        self.client
-            .run(|http| async move { self.size_of(&http, key, &url).await })
+        self.client.run(|http| async move {
+            self.retrying(Method::Head, key, &url, || self.size_of(&http, key, &url))
+                .await
+        })
     }
 
     fn read_only(&self) -> bool {

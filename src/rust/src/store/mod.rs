@@ -15,6 +15,7 @@ pub mod key;
 pub mod memory;
 pub mod object;
 pub mod reference;
+pub mod retry;
 pub mod wait;
 
 pub use fs::FsStore;

@@ -14,6 +14,7 @@
 
 use super::HttpOptions;
 use crate::error::{Result, ZarrError};
+use crate::store::retry::{parse_retry_after, retry_status, Transient};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,8 +26,25 @@ pub(super) enum Method {
     Head,
 }
 
+/// How one try of a request ended when it gave no value.
+pub(super) enum Fail {
+    /// A failure that another try may not have.
+    Retry(Transient),
+    /// The answer, final (a refusal, a wrong answer, no memory).
+    Stop(ZarrError),
+}
+
+impl From<ZarrError> for Fail {
+    fn from(e: ZarrError) -> Fail {
+        Fail::Stop(e)
+    }
+}
+
+/// The outcome of one try.
+pub(super) type Try<T> = std::result::Result<T, Fail>;
+
 impl Method {
-    fn verb(self) -> &'static str {
+    pub(super) fn verb(self) -> &'static str {
         match self {
             Method::Get => "read",
             Method::Head => "look up",
@@ -98,7 +116,7 @@ impl Client {
             let _inside = runtime.enter();
             reqwest::Client::builder()
                 .connect_timeout(o.connect_timeout)
-                .read_timeout(o.read_timeout)
+                .read_timeout(o.request_timeout)
                 .pool_max_idle_per_host(o.max_concurrency)
                 .redirect(reqwest::redirect::Policy::limited(10))
                 .user_agent(format!("zarr-r/{}", env!("CARGO_PKG_VERSION")))
@@ -129,7 +147,7 @@ impl Client {
         key: &str,
         (url, full): (&str, &str),
         headers: &[(&str, &str)],
-    ) -> Result<reqwest::Response> {
+    ) -> Try<reqwest::Response> {
         let mut req = match method {
             Method::Get => http.get(full),
             Method::Head => http.head(full),
@@ -144,12 +162,7 @@ impl Client {
 
     /// The whole body of `resp`. Its size comes from the server, so memory
     /// is asked for as the bytes arrive and a refusal is an error.
-    pub async fn body(
-        &self,
-        key: &str,
-        url: &str,
-        resp: &mut reqwest::Response,
-    ) -> Result<Vec<u8>> {
+    pub async fn body(&self, key: &str, url: &str, resp: &mut reqwest::Response) -> Try<Vec<u8>> {
         let mut out: Vec<u8> = Vec::new();
         // Content-Length only sizes the first allocation, and is capped:
         // a server may claim anything.
@@ -184,50 +197,81 @@ impl Client {
         }
     }
 
-    fn transport_error(
-        &self,
-        method: Method,
-        key: &str,
-        url: &str,
-        e: &reqwest::Error,
-    ) -> ZarrError {
+    /// A request that got no (whole) answer: tried again unless the
+    /// request itself cannot be made (a bad URL, a redirect loop).
+    fn transport_error(&self, method: Method, key: &str, url: &str, e: &reqwest::Error) -> Fail {
         let secs = |d: Duration| d.as_secs_f64();
         let why = if e.is_timeout() {
             let limit = if e.is_connect() {
                 self.options.connect_timeout
             } else {
-                self.options.read_timeout
+                self.options.request_timeout
             };
             format!("timed out after {} s", secs(limit))
         } else {
             error_chain(e)
         };
-        ZarrError::Io(format!("cannot {} '{key}' at {url}: {why}", method.verb()))
+        if e.is_builder() || e.is_redirect() {
+            return Fail::Stop(ZarrError::Io(format!(
+                "cannot {} '{key}' at {url}: {why}",
+                method.verb()
+            )));
+        }
+        Fail::Retry(Transient {
+            why,
+            retry_after: None,
+            refused: refused(e),
+        })
     }
 
+    /// An answer with an error `status`: a server error or throttling is
+    /// tried again (after the server's Retry-After, if `resp` gives one).
     pub fn status_error(
         &self,
         method: Method,
         key: &str,
         url: &str,
-        status: reqwest::StatusCode,
-    ) -> ZarrError {
+        resp: &reqwest::Response,
+    ) -> Fail {
+        let status = resp.status();
         let reason = status.canonical_reason().unwrap_or("");
-        let status = format!("{} {reason}", status.as_u16());
+        let code = status.as_u16();
+        let status = format!("{code} {reason}");
         let status = status.trim_end();
+        if retry_status(code) {
+            return Fail::Retry(Transient {
+                why: format!("HTTP status {status}"),
+                retry_after: header(resp, "retry-after").and_then(parse_retry_after),
+                refused: false,
+            });
+        }
         let what = method.verb();
-        if status.starts_with("403") {
+        Fail::Stop(if status.starts_with("403") {
             ZarrError::Io(format!("cannot {what} '{key}': {status} from {url}"))
         } else {
             ZarrError::Io(format!(
                 "cannot {what} '{key}': HTTP status {status} from {url}"
             ))
-        }
+        })
     }
 }
 
 /// The causes of a reqwest error, outermost first, without the URL it
 /// names (which may carry a token in its query).
+/// Whether the host refused the connection (nothing listens at the port).
+fn refused(e: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return true;
+            }
+        }
+        source = s.source();
+    }
+    false
+}
+
 fn error_chain(e: &reqwest::Error) -> String {
     let mut parts = Vec::new();
     let mut source = std::error::Error::source(e);

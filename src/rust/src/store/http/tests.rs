@@ -31,6 +31,17 @@ fn store_for(server: &Server) -> HttpStore {
     HttpStore::open(&server.url).unwrap()
 }
 
+/// Options that give up after two quick retries.
+fn impatient() -> HttpOptions {
+    HttpOptions {
+        retry: crate::store::retry::RetryPolicy {
+            max_retries: 2,
+            retry_timeout: Duration::from_secs(5),
+        },
+        ..HttpOptions::default()
+    }
+}
+
 fn kind<T: std::fmt::Debug>(r: Result<T>, kind: &str) -> ZarrError {
     match r {
         Err(e) => {
@@ -173,7 +184,7 @@ fn http_query_is_sent_with_every_request_but_not_shown() {
 #[test]
 fn http_errors_name_the_url_and_status() {
     let server = serve(&files(), Mode::default());
-    let store = store_for(&server);
+    let store = HttpStore::with_options(&server.url, impatient()).unwrap();
     let e = kind(store.get_str("forbidden/x", ByteRange::All), "io");
     assert!(e.message().contains("403 Forbidden"), "{e}");
     assert!(
@@ -183,8 +194,13 @@ fn http_errors_name_the_url_and_status() {
     kind(store.get_str("forbidden/x", ByteRange::Suffix(2)), "io");
     kind(store.exists_str("forbidden/x"), "io");
     kind(store.size_str("forbidden/x"), "io");
+    // A 500 is tried again, and the message says how often.
     let e = kind(store.get_str("broken/x", ByteRange::All), "io");
-    assert!(e.message().contains("500"), "{e}");
+    assert!(
+        e.message()
+            .contains("HTTP status 500 Internal Server Error after 3 attempts"),
+        "{e}"
+    );
     assert!(
         e.message().contains(&format!("{}/broken/x", server.url)),
         "{e}"
@@ -243,7 +259,7 @@ fn http_connection_refused_is_an_io_error() {
         l.local_addr().unwrap().port()
     };
     let url = format!("http://127.0.0.1:{port}/x");
-    let store = HttpStore::open(&url).unwrap();
+    let store = HttpStore::with_options(&url, impatient()).unwrap();
     let e = kind(store.get_str("zarr.json", ByteRange::All), "io");
     assert!(e.message().contains(&format!("{url}/zarr.json")), "{e}");
     kind(store.exists_str("zarr.json"), "io");
@@ -253,7 +269,7 @@ fn http_connection_refused_is_an_io_error() {
 fn http_https_to_a_plain_server_is_an_io_error_not_a_panic() {
     let server = serve(&files(), Mode::default());
     let url = server.url.replacen("http://", "https://", 1);
-    let store = HttpStore::open(&url).unwrap();
+    let store = HttpStore::with_options(&url, impatient()).unwrap();
     let e = kind(store.get_str("r", ByteRange::All), "io");
     assert!(e.message().contains(&format!("{url}/r")), "{e}");
 }
@@ -268,8 +284,8 @@ fn http_timeouts_are_io_errors_naming_the_limit() {
         },
     );
     let options = HttpOptions {
-        read_timeout: Duration::from_millis(300),
-        ..HttpOptions::default()
+        request_timeout: Duration::from_millis(300),
+        ..impatient()
     };
     let store = HttpStore::with_options(&server.url, options).unwrap();
     let t0 = Instant::now();

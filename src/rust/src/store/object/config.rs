@@ -4,6 +4,7 @@
 //! string, and the user's `options`).
 
 use super::*;
+use crate::store::retry::{RetryPolicy, INITIAL_BACKOFF, MAX_BACKOFF};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -46,10 +47,14 @@ pub struct ObjectOptions {
     pub multipart_threshold: usize,
     /// The size of each part of a multipart upload.
     pub part_size: usize,
-    /// Retries of a failed request (5xx, throttling, lost connections).
-    pub max_retries: usize,
-    /// The longest time spent retrying one request.
-    pub retry_timeout: Duration,
+    /// When a failed request is tried again (5xx, throttling, lost
+    /// connections, bodies cut short, timeouts): the policy of the HTTP
+    /// store, run by object_store's retry loop.
+    pub retry: RetryPolicy,
+    /// Limit on resolving the host name and opening a connection.
+    pub connect_timeout: Duration,
+    /// Limit on each wait for the server (object_store's `read_timeout`).
+    pub request_timeout: Duration,
 }
 
 impl Default for ObjectOptions {
@@ -58,20 +63,54 @@ impl Default for ObjectOptions {
             max_concurrency: 64,
             multipart_threshold: 64 << 20,
             part_size: 16 << 20,
-            max_retries: 10,
-            retry_timeout: Duration::from_secs(180),
+            retry: RetryPolicy::default(),
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
         }
+    }
+}
+
+impl ObjectOptions {
+    /// The retry policy as object_store's configuration.
+    pub(super) fn retry_config(&self) -> os::RetryConfig {
+        os::RetryConfig {
+            max_retries: self.retry.max_retries,
+            retry_timeout: self.retry.retry_timeout,
+            backoff: os::BackoffConfig {
+                init_backoff: INITIAL_BACKOFF,
+                max_backoff: MAX_BACKOFF,
+                base: 2.0,
+            },
+        }
+    }
+
+    /// The timeouts as builder settings, unless `rest` (the user's builder
+    /// settings) names them itself.
+    pub(super) fn timeout_settings(&self, rest: &[(String, String)]) -> Vec<(String, String)> {
+        let given = |k: &str| rest.iter().any(|(name, _)| name == k);
+        let mut out = Vec::new();
+        for (k, d) in [
+            ("connect_timeout", self.connect_timeout),
+            ("read_timeout", self.request_timeout),
+        ] {
+            if !given(k) {
+                out.push((k.to_string(), format!("{}ms", d.as_millis().max(1))));
+            }
+        }
+        out
     }
 }
 
 /// The option names this file reads itself; every other name goes to the
 /// cloud's builder.
-pub(super) const OWN_OPTIONS: [&str; 5] = [
+pub(super) const OWN_OPTIONS: [&str; 7] = [
     "max_concurrency",
     "multipart_threshold",
     "part_size",
     "max_retries",
     "retry_timeout",
+    "connect_timeout",
+    "request_timeout",
 ];
 
 /// The cloud of a URL and whether the URL names an object store at all:
@@ -130,6 +169,18 @@ pub(super) fn parse_number<T: std::str::FromStr>(
             format!("option '{key}' must be a number, not '{value}'"),
         )
     })
+}
+
+/// A duration given in seconds (a number >= 0).
+fn parse_seconds(cloud: Cloud, key: &str, value: &str) -> Result<Duration> {
+    let secs: f64 = parse_number(cloud, key, value)?;
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(option_error(
+            cloud,
+            format!("option '{key}' must be a number of seconds >= 0"),
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Whether the environment or `options` name a way to sign requests; when
@@ -247,14 +298,10 @@ pub(super) fn split_options(
             "max_concurrency" => own.max_concurrency = parse_number(cloud, k, v)?,
             "multipart_threshold" => own.multipart_threshold = parse_number(cloud, k, v)?,
             "part_size" => own.part_size = parse_number(cloud, k, v)?,
-            "max_retries" => own.max_retries = parse_number(cloud, k, v)?,
-            "retry_timeout" => {
-                let secs: f64 = parse_number(cloud, k, v)?;
-                if !(secs.is_finite() && secs >= 0.0) {
-                    return Err(option_error(cloud, format!("option '{k}' must be >= 0")));
-                }
-                own.retry_timeout = Duration::from_secs_f64(secs);
-            }
+            "max_retries" => own.retry.max_retries = parse_number(cloud, k, v)?,
+            "retry_timeout" => own.retry.retry_timeout = parse_seconds(cloud, k, v)?,
+            "connect_timeout" => own.connect_timeout = parse_seconds(cloud, k, v)?,
+            "request_timeout" => own.request_timeout = parse_seconds(cloud, k, v)?,
             _ => rest.push((k.to_ascii_lowercase(), v.clone())),
         }
     }

@@ -92,19 +92,16 @@ impl ObjectStore {
             Some(a) => a,
             None => anonymous_by_default(cloud, &rest, &|k| std::env::var(k).ok()),
         };
-        let retry = os::RetryConfig {
-            max_retries: own.max_retries,
-            retry_timeout: own.retry_timeout,
-            ..Default::default()
-        };
+        let retry = own.retry_config();
         let runtime = io_runtime()?;
-        let settings = builder_settings(cloud, rest);
+        let mut settings = own.timeout_settings(&rest);
+        settings.extend(builder_settings(cloud, rest));
         let key = ClientKey {
             cloud,
             url: url.to_string(),
             settings: settings.clone(),
             anonymous,
-            retry: (own.max_retries, own.retry_timeout),
+            retry: own.retry,
             env: cloud_env(),
         };
         let inner = match shared_client(&key) {
@@ -376,15 +373,32 @@ impl ObjectStore {
                 .put_multipart(&path)
                 .await
                 .map_err(|e| self.error("start the upload of", key, e))?;
-            let mut w = os::WriteMultipart::new_with_chunk_size(upload, self.options.part_size);
+            let w = os::WriteMultipart::new_with_chunk_size(upload, self.options.part_size);
+            let mut guard = AbortUnfinished(Some(w), self.runtime);
             for p in parts {
+                let Some(w) = guard.0.as_mut() else { break };
                 // Bounds the parts in memory at once to the concurrency.
-                w.wait_for_capacity(self.options.max_concurrency.min(8))
+                if let Err(e) = w
+                    .wait_for_capacity(self.options.max_concurrency.min(8))
                     .await
-                    .map_err(|e| self.error("upload", key, e))?;
+                {
+                    // No upload is left behind, nor its parts billed.
+                    if let Some(w) = guard.0.take() {
+                        let _ = w.abort().await;
+                    }
+                    return Err(self.error("upload", key, e));
+                }
                 w.write(p);
             }
-            let r = w.finish().await.map_err(|e| self.error("upload", key, e))?;
+            // finish() aborts the upload itself when it fails.
+            let finished = match guard.0.take() {
+                Some(w) => w.finish().await,
+                None => Err(os::Error::Generic {
+                    store: "zarr",
+                    source: "the upload was already ended".into(),
+                }),
+            };
+            let r = finished.map_err(|e| self.error("upload", key, e))?;
             return Ok(r.e_tag);
         }
         let payload: PutPayload = parts.iter().map(|p| Bytes::copy_from_slice(p)).collect();
@@ -459,6 +473,22 @@ fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
 /// error elsewhere, an interrupt): no request goes on after its read ended.
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
+/// A multipart upload that is aborted if its write stops before it is
+/// finished (an interrupt drops the write's future): an upload left open
+/// keeps its parts in the bucket, billed and listed, until a lifecycle rule
+/// removes it.
+struct AbortUnfinished(Option<os::WriteMultipart>, &'static tokio::runtime::Runtime);
+
+impl Drop for AbortUnfinished {
+    fn drop(&mut self) {
+        if let Some(w) = self.0.take() {
+            self.1.spawn(async move {
+                let _ = w.abort().await;
+            });
+        }
+    }
+}
+
 /// See `ObjectStore::open_get`.
 enum Opened {
     Missing,
@@ -496,7 +526,7 @@ struct ClientKey {
     url: String,
     settings: Vec<(String, String)>,
     anonymous: bool,
-    retry: (usize, std::time::Duration),
+    retry: crate::store::retry::RetryPolicy,
     env: Vec<(String, String)>,
 }
 
@@ -754,6 +784,36 @@ impl Store for ObjectStore {
                 version: None,
             }),
         };
-        crate::store::wait::block_on(self.runtime, self.put_async(key, &[value], mode))
+        crate::store::wait::block_on(self.runtime, async {
+            match self.put_async(key, &[value], mode).await {
+                Err(ZarrError::Conflict(msg)) => self.own_write_or(key, value, msg).await,
+                other => other,
+            }
+        })
+    }
+}
+
+impl ObjectStore {
+    /// After a conditional write was refused: a write whose answer was
+    /// lost (the connection dropped after the server applied it) is tried
+    /// again by object_store with the same condition, which the value it
+    /// wrote itself now fails. When the value there is the one this write
+    /// wrote, the write is done (its version tag is returned); otherwise
+    /// another writer changed it and the refusal (`msg`) stands.
+    async fn own_write_or(
+        &self,
+        key: &StoreKey,
+        value: &[u8],
+        msg: String,
+    ) -> Result<Option<String>> {
+        if let Ok(r) = self.inner.get(&self.path(key)).await {
+            let tag = r.meta.e_tag.clone();
+            if let Ok(now) = r.bytes().await {
+                if now.as_ref() == value {
+                    return Ok(tag);
+                }
+            }
+        }
+        Err(ZarrError::Conflict(msg))
     }
 }

@@ -82,13 +82,29 @@ fn own_options_are_read_and_bad_ones_refused() {
             ("max_concurrency", "7"),
             ("retry_timeout", "2.5"),
             ("part_size", "1"),
+            ("connect_timeout", "3"),
+            ("request_timeout", "0.5"),
         ]),
         true,
         Some(true),
     )
     .unwrap();
     assert_eq!(s.options().max_concurrency, 7);
-    assert_eq!(s.options().retry_timeout, Duration::from_millis(2500));
+    assert_eq!(s.options().retry.retry_timeout, Duration::from_millis(2500));
+    assert_eq!(s.options().retry.max_retries, 10);
+    assert_eq!(s.options().connect_timeout, Duration::from_secs(3));
+    assert_eq!(s.options().request_timeout, Duration::from_millis(500));
+    // The timeouts reach object_store's client as its own settings, unless
+    // the user gave those.
+    assert_eq!(
+        s.options().timeout_settings(&[]),
+        [
+            ("connect_timeout".to_string(), "3000ms".to_string()),
+            ("read_timeout".to_string(), "500ms".to_string())
+        ]
+    );
+    let mine = [("read_timeout".to_string(), "9s".to_string())];
+    assert_eq!(s.options().timeout_settings(&mine).len(), 1);
     assert_eq!(s.options().part_size, 5 << 20);
     assert_eq!(s.prefix(), "");
 
