@@ -35,6 +35,10 @@ export PYENV_VERSION ?= $(PYENV_PYTHONS)
 endif
 # zarr-python 2.18 and 3.4 with numcodecs for tests/testthat/test-numcodecs.R.
 export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
+# icechunk-python 2.3 for tests/testthat/test-icechunk.R.
+export ZARR_TEST_ICECHUNK_VENV ?= $(CURDIR)/.venv-icechunk
+# The crate's "icechunk" feature where rustc is new enough (as configure).
+RUST_FEATURES := $(shell rustc --version 2>/dev/null | awk '{split($$2, v, "."); if (v[1] > 1 || v[2] >= 95) print "--features icechunk"}')
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 
@@ -56,13 +60,13 @@ demo: install
 lint: deps
 	cd $(CRATE) && cargo fmt --check
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
-	cd $(CRATE) && cargo clippy --release --all-targets -- -D warnings
+	cd $(CRATE) && cargo clippy --release --all-targets $(RUST_FEATURES) -- -D warnings
 	Rscript -e 'l <- lintr::lint_dir("R"); print(l); quit(status = length(l) > 0)'
 
 test-rust: deps
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
 	cd $(CRATE) && mkdir -p target && \
-	  { cargo test --release --no-default-features --tests > target/cargo-test.log 2>&1 || \
+	  { cargo test --release --no-default-features $(RUST_FEATURES) --tests > target/cargo-test.log 2>&1 || \
 	    { tail -n 80 target/cargo-test.log; exit 1; }; } && \
 	  grep '^test result:' target/cargo-test.log | \
 	  awk '{p += $$4; f += $$6} END {printf "cargo test, all %d binaries: %d passed; %d failed\n", NR, p, f}'
