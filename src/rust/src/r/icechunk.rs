@@ -118,6 +118,7 @@ mod on {
 /// not ""), trusting the virtual chunk containers `authorized`.
 /// @noRd
 #[extendr]
+#[allow(clippy::too_many_arguments)] // one per argument of open_icechunk()
 fn rz_icechunk_open(
     location: &str,
     kind: &str,
@@ -199,7 +200,7 @@ fn rz_icechunk_refs(h: Robj, what: &str) -> Robj {
             } else {
                 s.branches()?
             };
-            return Ok(on::refs(pairs));
+            Ok(on::refs(pairs))
         }
         #[cfg(not(feature = "icechunk"))]
         {
@@ -218,7 +219,7 @@ fn rz_icechunk_tag(h: Robj, name: &str, snapshot: &str) -> Robj {
         {
             let s = on::repo_of(&h)?;
             let at = (!snapshot.is_empty()).then_some(snapshot);
-            return Ok(s.create_tag(name, at)?.into());
+            Ok(s.create_tag(name, at)?.into())
         }
         #[cfg(not(feature = "icechunk"))]
         {

@@ -460,6 +460,9 @@ pub(crate) fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
 /// See `ObjectStore::open_get`.
+// One per request, never stored: a box would cost an allocation per read
+// (the size comes from object_store's "fs" feature, which icechunk turns on).
+#[allow(clippy::large_enum_variant)]
 enum Opened {
     Missing,
     Empty,
