@@ -678,13 +678,16 @@ impl Store for IcechunkStore {
                 .try_collect()
                 .await
                 .map_err(|e| self.listed(prefix, e))?;
+            // icechunk names them relative to the prefix; the Store trait
+            // from the root.
+            let dir = prefix.dir();
             let mut out = DirListing::default();
             for item in items {
                 match item {
-                    icechunk::store::ListDirItem::Key(k) => out.keys.push(k),
-                    icechunk::store::ListDirItem::Prefix(p) => {
-                        out.prefixes.push(format!("{}/", p.trim_end_matches('/')))
-                    }
+                    icechunk::store::ListDirItem::Key(k) => out.keys.push(format!("{dir}{k}")),
+                    icechunk::store::ListDirItem::Prefix(p) => out
+                        .prefixes
+                        .push(format!("{dir}{}/", p.trim_end_matches('/'))),
                 }
             }
             out.keys.sort();
