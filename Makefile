@@ -37,6 +37,10 @@ endif
 export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
 # zarr-python 3.4 with cast-value-rs for tests/testthat/test-scale_offset.R.
 export ZARR_TEST_CAST_VENV ?= $(CURDIR)/.venv-cast
+# icechunk-python 2.3 for tests/testthat/test-icechunk.R.
+export ZARR_TEST_ICECHUNK_VENV ?= $(CURDIR)/.venv-icechunk
+# The crate's "icechunk" feature where rustc is new enough (as configure).
+RUST_FEATURES := $(shell rustc --version 2>/dev/null | awk '{split($$2, v, "."); if (v[1] > 1 || v[2] >= 95) print "--features icechunk"}')
 
 .PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
 
@@ -58,13 +62,13 @@ demo: install
 lint: deps
 	cd $(CRATE) && cargo fmt --check
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
-	cd $(CRATE) && cargo clippy --release --all-targets -- -D warnings
+	cd $(CRATE) && cargo clippy --release --all-targets $(RUST_FEATURES) -- -D warnings
 	Rscript -e 'l <- lintr::lint_dir("R"); print(l); quit(status = length(l) > 0)'
 
 test-rust: deps
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
 	cd $(CRATE) && mkdir -p target && \
-	  { cargo test --release --no-default-features --tests > target/cargo-test.log 2>&1 || \
+	  { cargo test --release --no-default-features $(RUST_FEATURES) --tests > target/cargo-test.log 2>&1 || \
 	    { tail -n 80 target/cargo-test.log; exit 1; }; } && \
 	  grep '^test result:' target/cargo-test.log | \
 	  awk '{p += $$4; f += $$6} END {printf "cargo test, all %d binaries: %d passed; %d failed\n", NR, p, f}'

@@ -35,10 +35,11 @@ run("cargo", c("vendor", "--quiet", "--locked", "--versioned-dirs",
     stdout = FALSE)
 
 # "name-version" of each crate built for one of `targets` (normal and
-# build dependencies, the features of the default build).
+# build dependencies, the features of the default build with the
+# "icechunk" feature, which configure turns on where rustc allows).
 needed <- unique(unlist(lapply(targets, function(t) {
   out <- system2("cargo", c("tree", "--locked", "--offline", "--manifest-path",
-                            file.path(crate, "Cargo.toml"), "--target", t,
+                            file.path(crate, "Cargo.toml"), "--target", t, "--features", "icechunk",
                             "-e", "normal,build", "--prefix", "none", "-f", "'{p}'"),
                  stdout = TRUE)
   if (!is.null(attr(out, "status"))) stop("cargo tree failed for ", t)
@@ -49,7 +50,7 @@ needed <- unique(unlist(lapply(targets, function(t) {
 needed <- setdiff(needed, "zarr-0.1.0")
 
 # The features each built crate is compiled with (those of every target).
-metadata <- system2("cargo", c("metadata", "--format-version", "1", "--locked", "--offline",
+metadata <- system2("cargo", c("metadata", "--format-version", "1", "--locked", "--offline", "--features", "icechunk",
                                "--manifest-path", file.path(crate, "Cargo.toml")), stdout = TRUE)
 if (!is.null(attr(metadata, "status"))) stop("cargo metadata failed")
 nodes <- jsonlite::fromJSON(paste(metadata, collapse = "\n"), simplifyVector = FALSE)$resolve$nodes

@@ -165,6 +165,7 @@ mod alloc;
 mod array;
 mod cf;
 mod codec;
+mod icechunk;
 mod key;
 mod metadata;
 mod node;
@@ -184,6 +185,7 @@ extendr_module! {
     use array;
     use cf;
     use codec;
+    use icechunk;
     use key;
     use progress;
 }

@@ -11,6 +11,8 @@ pub(crate) mod escape;
 pub mod fs;
 pub mod growing;
 pub mod http;
+#[cfg(feature = "icechunk")]
+pub mod icechunk;
 pub mod key;
 pub mod memory;
 pub mod object;

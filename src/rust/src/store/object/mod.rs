@@ -449,7 +449,7 @@ impl ObjectStore {
 /// open and never dropped. A process forked after that gets its own: the
 /// parent's worker threads do not exist in the child, and dropping the
 /// parent's runtime there would deregister sockets the parent still uses.
-fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
+pub(crate) fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
     static RUNTIME: Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = Mutex::new(None);
     let pid = std::process::id();
     let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -490,6 +490,9 @@ impl Drop for AbortUnfinished {
 }
 
 /// See `ObjectStore::open_get`.
+// One per request, never stored: a box would cost an allocation per read
+// (the size comes from object_store's "fs" feature, which icechunk turns on).
+#[allow(clippy::large_enum_variant)]
 enum Opened {
     Missing,
     Empty,

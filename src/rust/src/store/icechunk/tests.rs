@@ -1,0 +1,153 @@
+//! The Icechunk store against a repository made here with the icechunk
+//! crate: writes into a session, commits, refs, byte ranges and listings.
+
+use super::*;
+use crate::store::tests::TempDir;
+
+const GROUP: &[u8] = br#"{"zarr_format":3,"node_type":"group","attributes":{}}"#;
+const ARRAY: &[u8] = br#"{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"uint8",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
+"chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
+"fill_value":0,"codecs":[{"name":"bytes"}],"attributes":{}}"#;
+
+fn key(k: &str) -> StoreKey {
+    StoreKey::new(k).unwrap()
+}
+
+fn prefix(p: &str) -> StorePrefix {
+    StorePrefix::new(p).unwrap()
+}
+
+/// A new, empty repository in `dir`.
+fn new_repo(dir: &TempDir) -> String {
+    let path = dir.str("repo");
+    let rt = crate::store::object::io_runtime().unwrap();
+    rt.block_on(async {
+        let storage = icechunk::new_local_filesystem_storage(std::path::Path::new(&path))
+            .await
+            .unwrap();
+        Repository::create(storage).execute().await.unwrap();
+    });
+    path
+}
+
+fn branch(b: &str) -> Version {
+    Version::Branch(b.to_string())
+}
+
+#[test]
+fn writes_commit_and_read_back_at_each_ref() {
+    let dir = TempDir::new("icechunk");
+    let path = new_repo(&dir);
+    let w = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    w.set(&key("zarr.json"), GROUP).unwrap();
+    w.set(&key("a/zarr.json"), ARRAY).unwrap();
+    w.set(&key("a/c/0"), &[1, 2]).unwrap();
+    w.set(&key("a/c/1"), &[3, 4]).unwrap();
+    assert!(w.has_changes().unwrap());
+    let first = w.commit("first", Rebase::None).unwrap();
+    assert_eq!(w.snapshot().unwrap(), first);
+    assert!(!w.has_changes().unwrap());
+    w.set(&key("a/c/1"), &[7, 8]).unwrap();
+    w.erase(&key("a/c/0")).unwrap();
+    let second = w.commit("second", Rebase::None).unwrap();
+    w.create_tag("t1", Some(&first)).unwrap();
+
+    let r = IcechunkStore::open(&path, branch("main"), true, None, &[], &[]).unwrap();
+    assert_eq!(
+        r.get(&key("a/c/1"), ByteRange::All).unwrap(),
+        Some(vec![7, 8])
+    );
+    assert_eq!(r.get(&key("a/c/0"), ByteRange::All).unwrap(), None);
+    assert_eq!(r.size(&key("a/c/1")).unwrap(), Some(2));
+    let t = IcechunkStore::open(&path, Version::Tag("t1".into()), true, None, &[], &[]).unwrap();
+    assert_eq!(
+        t.get(&key("a/c/0"), ByteRange::All).unwrap(),
+        Some(vec![1, 2])
+    );
+    let range = ByteRange::Range {
+        offset: 1,
+        length: 1,
+    };
+    assert_eq!(t.get(&key("a/c/1"), range).unwrap(), Some(vec![4]));
+    assert_eq!(
+        t.get(&key("a/c/1"), ByteRange::Suffix(1)).unwrap(),
+        Some(vec![4])
+    );
+    assert_eq!(
+        t.get(&key("a/c/1"), ByteRange::From(1)).unwrap(),
+        Some(vec![4])
+    );
+    assert_eq!(
+        t.list().unwrap(),
+        vec!["a/c/0", "a/c/1", "a/zarr.json", "zarr.json"]
+    );
+    let root = t.list_dir(&prefix("")).unwrap();
+    assert_eq!(root.keys, vec!["zarr.json"]);
+    assert_eq!(root.prefixes, vec!["a/"]);
+    let a = t.list_dir(&prefix("a/")).unwrap();
+    assert_eq!(a.keys, vec!["a/zarr.json"]);
+    assert_eq!(a.prefixes, vec!["a/c/"]);
+    assert!(t.exists(&key("a/zarr.json")).unwrap());
+    assert!(!t.exists(&key("b/zarr.json")).unwrap());
+    assert!(matches!(
+        t.set(&key("a/c/0"), &[0, 0]),
+        Err(ZarrError::ReadOnly(_))
+    ));
+
+    let history = r.history(None).unwrap();
+    let ids: Vec<&str> = history.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(&ids[..2], &[second.as_str(), first.as_str()]);
+    assert_eq!(history[0].message, "second");
+    assert_eq!(history[0].parent.as_deref(), Some(first.as_str()));
+    assert_eq!(r.tags().unwrap(), vec![("t1".to_string(), first.clone())]);
+    assert_eq!(r.branches().unwrap(), vec![("main".to_string(), second)]);
+}
+
+#[test]
+fn a_second_writer_conflicts_and_rebases_when_asked() {
+    let dir = TempDir::new("icechunk-conflict");
+    let path = new_repo(&dir);
+    let w = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    w.set(&key("zarr.json"), GROUP).unwrap();
+    w.set(&key("a/zarr.json"), ARRAY).unwrap();
+    w.commit("setup", Rebase::None).unwrap();
+    let one = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    let two = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    one.set(&key("a/c/0"), &[1, 1]).unwrap();
+    two.set(&key("a/c/1"), &[2, 2]).unwrap();
+    one.commit("one", Rebase::None).unwrap();
+    match two.commit("two", Rebase::None) {
+        Err(ZarrError::Conflict(m)) => assert!(m.contains("rebase = \"detect\""), "{m}"),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    two.commit("two", Rebase::Detect).unwrap();
+    let r = IcechunkStore::open(&path, branch("main"), true, None, &[], &[]).unwrap();
+    assert_eq!(
+        r.get(&key("a/c/0"), ByteRange::All).unwrap(),
+        Some(vec![1, 1])
+    );
+    assert_eq!(
+        r.get(&key("a/c/1"), ByteRange::All).unwrap(),
+        Some(vec![2, 2])
+    );
+}
+
+#[test]
+fn missing_repositories_and_refs_are_named() {
+    let dir = TempDir::new("icechunk-missing");
+    let missing = dir.str("nothing");
+    match IcechunkStore::open(&missing, branch("main"), true, None, &[], &[]) {
+        Err(ZarrError::NotFound(m)) => assert!(m.contains("nothing"), "{m}"),
+        other => panic!("expected NotFound, got {:?}", other.map(|_| ())),
+    }
+    let path = new_repo(&dir);
+    let err = IcechunkStore::open(&path, branch("nope"), true, None, &[], &[])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(err.message().contains("nope"), "{err:?}");
+    let err = IcechunkStore::open(&path, Version::Tag("v1".into()), false, None, &[], &[])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, ZarrError::Unsupported(_)), "{err:?}");
+}
