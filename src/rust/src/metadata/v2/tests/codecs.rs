@@ -177,9 +177,9 @@ fn v2_filters() {
     );
     for (f, kind, what) in [
         (
-            json!([{"id": "fixedscaleoffset", "offset": 0, "scale": 1, "dtype": "<f8"}]),
+            json!([{"id": "zfpy", "mode": 4, "tolerance": -1}]),
             "unsupported",
-            "unsupported filter 'fixedscaleoffset'",
+            "unsupported filter 'zfpy'",
         ),
         (
             json!([{"id": "vlen-utf8"}]),
