@@ -10,8 +10,27 @@ codec_modes <- function() {
     reg <- zarr_call(rz_codec_registry())
     modes <- stats::setNames(reg$mode, reg$name)
     registry_cache$codec_modes <- modes
+    registry_cache$on_bytes <- stats::setNames(reg$on_bytes, reg$name)
+    registry_cache$v2_ids <- stats::setNames(reg$name, reg$v2_id)[!is.na(reg$v2_id)]
   }
   modes
+}
+
+# Whether the engine runs codec `name` on a chunk's bytes alone (bytes ->
+# bytes codecs, and numcodecs' filters, which zarr-python 3 places before
+# `bytes` as array -> array codecs): R's codec objects encode and decode
+# raw vectors with it.
+codec_on_bytes <- function(name) {
+  codec_modes()
+  isTRUE(registry_cache$on_bytes[name])
+}
+
+# The registry's name for `name`: zarr-python 3 calls numcodecs' codecs
+# `numcodecs.<id>`, which for gzip, zstd, blosc and crc32c are zarr's own.
+codec_registry_name <- function(name) {
+  if (!is.na(codec_modes()[name]) || !startsWith(name, "numcodecs.")) return(name)
+  known <- registry_cache$v2_ids[substring(name, 11L)]
+  if (is.na(known)) name else unname(known)
 }
 
 mode_rank <- c("array -> array" = 1L, "array -> bytes" = 2L, "bytes -> bytes" = 3L)
@@ -24,8 +43,8 @@ r_order <- function(ndim) as.list(rev(seq_len(ndim) - 1L))
 
 # The configuration a codec gets when none (or only part) is given.
 default_codec_configuration <- function(codec, configuration, data_type, ndim) {
-  # The engine builds bytes -> bytes codecs, so it checks them whole.
-  if (identical(unname(codec_modes()[codec]), "bytes -> bytes")) {
+  # The engine builds the codecs it runs on bytes, so it checks them whole.
+  if (codec_on_bytes(codec)) {
     return(codec_configure(codec, configuration, data_type, ndim))
   }
   cfg <- if (is.null(configuration)) list() else as.list(configuration)
@@ -120,6 +139,18 @@ builder_set_fixed_string <- function(private, configuration) {
   if (identical(private$.data_type$fill_value, default_fill_value("string"))) private$.data_type$fill_value <- ""
 }
 
+# numcodecs' array -> bytes codecs (pcodec for numbers, categorize for
+# strings) take the place of the chain's `bytes` or `vlen-utf8`.
+builder_replace_serializer <- function(private, codec, configuration) {
+  at <- which(codec_names(private$.codecs) %in% c("bytes", "vlen-utf8"))
+  if (length(at) != 1L) {
+    zarr_abort("argument", sprintf(
+      "codec '%s' replaces the 'bytes' or 'vlen-utf8' codec, which the chain does not have", codec
+    ))
+  }
+  private$.codecs[[at]] <- codec_entry(codec, configuration)
+}
+
 # Insert a codec where its mode allows; NULL (with a warning) if it cannot go there.
 insert_codec <- function(codecs, name, configuration, position) {
   mode <- codec_modes()[[name]]
@@ -128,11 +159,10 @@ insert_codec <- function(codecs, name, configuration, position) {
     return(NULL)
   }
   n <- length(codecs)
-  pos <- if (is.null(position)) n + 1L else min(max(1L, as.integer(position)), n + 1L)
-  # An array -> array codec goes where it can: before the array -> bytes codec.
-  if (is.null(position) && mode == "array -> array") {
-    pos <- sum(codec_modes()[codec_names(codecs)] == "array -> array", na.rm = TRUE) + 1L
-  }
+  # By default a codec goes last among the codecs of its mode or before.
+  after <- which(mode_rank[codec_modes()[codec_names(codecs)]] <= mode_rank[[mode]])
+  last <- if (length(after)) max(after) else 0L
+  pos <- if (is.null(position)) last + 1L else min(max(1L, as.integer(position)), n + 1L)
   new <- append(codecs, list(codec_entry(name, configuration)), after = pos - 1L)
   ranks <- mode_rank[codec_modes()[codec_names(new)]]
   if (is.unsorted(ranks)) {
@@ -215,6 +245,7 @@ array_builder <- R6::R6Class("array_builder",
         codec <- codec$name
       }
       check_string(codec, "codec")
+      codec <- codec_registry_name(codec)
       if (is.null(private$.data_type)) zarr_abort("argument", "set the data type before adding codecs")
       if (codec == "sharding_indexed") {
         private$.codecs <- list(sharding_entry(configuration, private$.codecs))
@@ -226,6 +257,10 @@ array_builder <- R6::R6Class("array_builder",
       }
       if (codec == "transpose") private$.order_chosen <- TRUE
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
+      if (startsWith(codec, "numcodecs.") && identical(codec_modes()[[codec]], "array -> bytes")) {
+        builder_replace_serializer(private, codec, cfg)
+        return(invisible(self))
+      }
       new <- insert_codec(private$.codecs, codec, cfg, .position)
       if (!is.null(new)) private$.codecs <- bytes_endian_after_cast(new)
       invisible(self)

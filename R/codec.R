@@ -118,11 +118,16 @@ codec_member <- function(self, private, member, value) {
 
 #' Any codec the engine knows
 #'
-#' @description A bytes -> bytes codec of any name in the engine's codec
-#' registry, such as `"numcodecs.zlib"`, `"numcodecs.lz4"` or
-#' `"numcodecs.delta"`: its configuration is completed with the engine's
-#' defaults and checked by the engine, and `encode()` and `decode()` run the
-#' engine's codec. The manual's codec classes ([zarr_codec_gzip],
+#' @description A codec of any name in the engine's codec registry that
+#' works on a chunk's bytes: bytes -> bytes codecs such as
+#' `"numcodecs.zlib"`, `"numcodecs.lz4"` or `"numcodecs.lzma"`, and
+#' numcodecs' filters such as `"numcodecs.delta"` or
+#' `"numcodecs.fixedscaleoffset"` (array -> array codecs before `bytes` in
+#' Zarr v3, as zarr-python 3 writes them; they code the elements `bytes`
+#' gives them). zarr-python's `numcodecs.<id>` names of codecs the registry
+#' has under zarr's own names (`"numcodecs.gzip"`) are taken too. Its
+#' configuration is completed with the engine's defaults and checked by
+#' the engine, and `encode()` and `decode()` run the engine's codec. The manual's codec classes ([zarr_codec_gzip],
 #' [zarr_codec_zstd], [zarr_codec_blosc], [zarr_codec_crc32c]) are this
 #' class with a fixed name. (The base class [zarr_codec] keeps the manual's
 #' contract: its `encode()` and `decode()` return the data unchanged.)
@@ -147,8 +152,9 @@ zarr_codec_generic <- R6::R6Class("zarr_codec_generic",
     initialize = function(name, configuration = NULL, data_type = "uint8") {
       dt <- if (inherits(data_type, "zarr_data_type")) data_type$data_type else check_data_type(data_type)
       check_string(name, "name")
+      name <- codec_registry_name(name)
       mode <- unname(codec_modes()[name])
-      if (!is.na(mode) && mode != "bytes -> bytes") {
+      if (!is.na(mode) && !codec_on_bytes(name)) {
         zarr_abort("argument", sprintf("codec '%s' is %s: use its own class, or an array's codecs", name, mode))
       }
       super$initialize(name, codec_configure(name, configuration, dt))
@@ -454,7 +460,7 @@ bytes_decode <- function(dt, shape, endian, data) {
 }
 
 # The manual's classes of bytes -> bytes codecs, by name; every other
-# bytes -> bytes codec of the registry is a zarr_codec_generic.
+# codec the engine runs on bytes is a zarr_codec_generic.
 documented_codec <- function(name, configuration, dt) {
   switch(name,
     gzip = zarr_codec_gzip$new(configuration),
@@ -485,7 +491,7 @@ instantiate_codecs <- function(entries, data_type, chunk_shape) {
         dt <<- zarr_data_type$new(cfg$data_type)
         zarr_codec$new(e$name, cfg)
       },
-      if (identical(unname(codec_modes()[e$name]), "bytes -> bytes")) {
+      if (codec_on_bytes(e$name)) {
         documented_codec(e$name, cfg, dt$data_type)
       } else {
         zarr_codec$new(e$name, cfg)

@@ -1,5 +1,6 @@
-//! `numcodecs.delta`: numcodecs' `Delta` filter of Zarr v2, as a bytes ->
-//! bytes codec placed right after the `bytes` codec.
+//! `numcodecs.delta`: numcodecs' `Delta` filter of Zarr v2, which
+//! zarr-python 3 writes as an array -> array codec before `bytes`; the
+//! engine runs it on the elements right after the `bytes` codec.
 //!
 //! numcodecs views the chunk's memory as `dtype`, flattens it in memory
 //! order and stores the first element then the differences of neighbours,
@@ -11,14 +12,13 @@
 //! `dtype`). Integers wrap like NumPy's; floats are rounded to `dtype` at
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
+use super::numeric::{elem_member, text_member, typed_config, Elem, Kind};
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::v2::{members, V2Config};
+use super::v2::{entry, members, V2Config};
 use super::{BytesToBytes, CodecContext, Mode};
-use crate::dtype::numpy::{typestr, TypeStr};
-use crate::dtype::{DataType, Endian};
+use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
-use crate::fill::{f16_to_f64, f64_to_f16};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub const NAME: &str = "numcodecs.delta";
 
@@ -27,25 +27,13 @@ pub static SPEC: CodecSpec = CodecSpec {
     v2: Some(V2Config {
         id: "delta",
         from_v2: |cfg, typesize, _| {
-            let dtype = cfg.get("dtype").cloned().unwrap_or(Value::Null);
-            let astype = match cfg.get("astype") {
-                Some(a) if !a.is_null() => a.clone(),
-                _ => dtype.clone(),
-            };
-            // The item size of what delta hands on.
-            if let Some(size) = astype
-                .as_str()
-                .and_then(TypeStr::split)
-                .and_then(|t| t.size)
-            {
-                *typesize = size;
-            }
-            Ok(json!({"name": NAME, "configuration": {"dtype": dtype, "astype": astype}}))
+            let keys = ["dtype", "astype"];
+            Ok(entry(NAME, cfg, &keys, Some(("astype", "dtype")), typesize))
         },
         to_v2: |cfg| members(cfg, &["dtype", "astype"]),
         filter: true,
     }),
-    mode: Mode::BytesToBytes,
+    mode: Mode::ArrayToArray,
     params: &[
         Param::required(
             "dtype",
@@ -58,149 +46,9 @@ pub static SPEC: CodecSpec = CodecSpec {
         ),
     ],
     // New arrays: differences in the array's own type, little endian.
-    defaults: Some(|dtype, _| {
-        let t = typestr(dtype, Endian::Little).unwrap_or_default();
-        super::config(&[("dtype", t.clone().into()), ("astype", t.into())])
-    }),
+    defaults: Some(|dtype, _| typed_config(dtype, &[], &["dtype", "astype"])),
     build: Some(|cfg, dtype| Ok(Box::new(Delta::from_config(cfg, dtype)?))),
 };
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Int,
-    UInt,
-    Float,
-}
-
-/// One element type: integer or float, its size and byte order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Elem {
-    kind: Kind,
-    size: usize,
-    big: bool,
-}
-
-impl Elem {
-    fn parse(s: &str, member: &str) -> Result<Elem> {
-        let bad = || {
-            ZarrError::Metadata(format!(
-                "codec 'numcodecs.delta': {member} '{s}' is not a NumPy integer or float type string such as \"<i4\""
-            ))
-        };
-        // numcodecs writes "i2" (no byte order) for the machine's order.
-        let t = TypeStr::split(s).ok_or_else(bad)?;
-        let size = t.size.ok_or_else(bad)?;
-        let big = size > 1 && t.endian() == Endian::Big;
-        let kind = match t.kind {
-            'i' => Kind::Int,
-            'u' => Kind::UInt,
-            'f' => Kind::Float,
-            'b' | 'c' | 'M' | 'm' => {
-                return Err(ZarrError::Unsupported(format!(
-                    "codec 'numcodecs.delta' on {member} '{s}' is not supported (only integers and floats)"
-                )))
-            }
-            _ => return Err(bad()),
-        };
-        let ok = match kind {
-            Kind::Float => matches!(size, 2 | 4 | 8),
-            _ => matches!(size, 1 | 2 | 4 | 8),
-        };
-        if !ok {
-            return Err(bad());
-        }
-        Ok(Elem { kind, size, big })
-    }
-
-    fn typestr(self) -> String {
-        let order = match (self.size, self.big) {
-            (1, _) => '|',
-            (_, true) => '>',
-            _ => '<',
-        };
-        let kind = match self.kind {
-            Kind::Int => 'i',
-            Kind::UInt => 'u',
-            Kind::Float => 'f',
-        };
-        format!("{order}{kind}{}", self.size)
-    }
-
-    fn bits(self, b: &[u8]) -> u64 {
-        let mut a = [0u8; 8];
-        if self.big {
-            a[8 - self.size..].copy_from_slice(&b[..self.size]);
-            u64::from_be_bytes(a)
-        } else {
-            a[..self.size].copy_from_slice(&b[..self.size]);
-            u64::from_le_bytes(a)
-        }
-    }
-
-    fn put_bits(self, v: u64, out: &mut Vec<u8>) {
-        if self.big {
-            out.extend_from_slice(&v.to_be_bytes()[8 - self.size..]);
-        } else {
-            out.extend_from_slice(&v.to_le_bytes()[..self.size]);
-        }
-    }
-
-    /// `v` reduced to this integer type (two's complement wrap-around).
-    fn wrap(self, v: i128) -> i128 {
-        let bits = 8 * self.size as u32;
-        let m = v & ((1i128 << bits) - 1);
-        if self.kind == Kind::Int && m >= 1i128 << (bits - 1) {
-            m - (1i128 << bits)
-        } else {
-            m
-        }
-    }
-
-    fn read_int(self, b: &[u8]) -> i128 {
-        self.wrap(self.bits(b) as i128)
-    }
-
-    fn write_int(self, v: i128, out: &mut Vec<u8>) {
-        self.put_bits(self.wrap(v) as u64, out)
-    }
-
-    fn read_float(self, b: &[u8]) -> f64 {
-        let bits = self.bits(b);
-        match self.size {
-            2 => f16_to_f64(bits as u16),
-            4 => f32::from_bits(bits as u32) as f64,
-            _ => f64::from_bits(bits),
-        }
-    }
-
-    /// `x` rounded to this float type.
-    fn round(self, x: f64) -> f64 {
-        match self.size {
-            2 => f16_to_f64(f64_to_f16(x)),
-            4 => x as f32 as f64,
-            _ => x,
-        }
-    }
-
-    fn write_float(self, x: f64, out: &mut Vec<u8>) {
-        let bits = match self.size {
-            2 => f64_to_f16(x) as u64,
-            4 => (x as f32).to_bits() as u64,
-            _ => x.to_bits(),
-        };
-        self.put_bits(bits, out)
-    }
-
-    /// `a + b` (or `a - b`) in this float type: exact in a double for
-    /// float16 and float32 operands, then rounded once.
-    fn add(self, a: f64, b: f64) -> f64 {
-        match self.size {
-            4 => (a as f32 + b as f32) as f64,
-            8 => a + b,
-            _ => self.round(a + b),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta {
@@ -208,34 +56,12 @@ pub struct Delta {
     astype: Elem,
 }
 
-fn kind_of(dtype: DataType) -> Option<(Kind, usize)> {
-    let kind = match dtype {
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => Kind::Int,
-        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => Kind::UInt,
-        DataType::Float16 | DataType::Float32 | DataType::Float64 => Kind::Float,
-        _ => return None,
-    };
-    Some((kind, dtype.size()))
-}
-
 impl Delta {
     /// The codec of an array of `array_dtype`, whose elements `dtype` must describe.
     pub fn from_config(config: &Map<String, Value>, array_dtype: DataType) -> Result<Delta> {
-        let text = |member: &str| -> Result<Option<&str>> {
-            match config.get(member) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s)),
-                Some(v) => Err(ZarrError::Metadata(format!(
-                    "codec 'numcodecs.delta': {member} must be a type string, not {v}"
-                ))),
-            }
-        };
-        let dtype_str = text("dtype")?.ok_or_else(|| {
-            ZarrError::Metadata("codec 'numcodecs.delta': configuration has no 'dtype'".into())
-        })?;
-        let dtype = Elem::parse(dtype_str, "dtype")?;
-        let astype = match text("astype")? {
-            Some(s) => Elem::parse(s, "astype")?,
+        let dtype = elem_member(config, NAME, "dtype", None)?;
+        let astype = match text_member(config, NAME, "astype")? {
+            Some(s) => Elem::parse(s, NAME, "astype")?,
             None => dtype,
         };
         if (dtype.kind == Kind::Float) != (astype.kind == Kind::Float) {
@@ -245,7 +71,7 @@ impl Delta {
                 astype.typestr()
             )));
         }
-        if kind_of(array_dtype) != Some((dtype.kind, dtype.size)) {
+        if !dtype.describes(array_dtype) {
             return Err(ZarrError::Unsupported(format!(
                 "codec 'numcodecs.delta' with dtype {} on an array of {} is not supported",
                 dtype.typestr(),
@@ -253,18 +79,6 @@ impl Delta {
             )));
         }
         Ok(Delta { dtype, astype })
-    }
-
-    // `%` rather than is_multiple_of (Rust 1.87) keeps older toolchains working.
-    #[allow(clippy::manual_is_multiple_of)]
-    fn check_len(len: usize, e: Elem, what: &str) -> Result<usize> {
-        if len % e.size != 0 {
-            return Err(ZarrError::Codec(format!(
-                "delta: {len} {what} bytes are not a whole number of {} elements",
-                e.typestr()
-            )));
-        }
-        Ok(len / e.size)
     }
 }
 
@@ -282,7 +96,7 @@ impl BytesToBytes for Delta {
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
         let (d, a) = (self.dtype, self.astype);
-        let n = Delta::check_len(input.len(), d, "input")?;
+        let n = d.count(input.len(), "delta", "input")?;
         let mut out = Vec::with_capacity(n * a.size);
         let elems = input.chunks_exact(d.size);
         if d.kind == Kind::Float {
@@ -337,7 +151,7 @@ impl BytesToBytes for Delta {
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         let (d, a) = (self.dtype, self.astype);
-        let n = Delta::check_len(input.len(), a, "encoded")?;
+        let n = a.count(input.len(), "delta", "encoded")?;
         if let Some(len) = decoded_len {
             if len != n * d.size {
                 return Err(ZarrError::Codec(format!(
@@ -386,6 +200,7 @@ mod tests {
     use super::super::test_util::{ctx, unhex};
     use super::super::Warnings;
     use super::*;
+    use serde_json::json;
 
     fn delta(dtype: &str, astype: &str, array: DataType) -> Delta {
         let cfg = json!({"dtype": dtype, "astype": astype});

@@ -11,18 +11,27 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
+pub mod astype;
+pub mod bitround;
 pub mod blosc;
 pub mod bytes;
 pub mod bz2;
 pub mod cast_value;
+pub mod categorize;
 pub mod checksum32;
 pub mod crc32c;
 pub mod delta;
 pub mod fixed_string;
+pub mod fixedscaleoffset;
 pub mod gzip;
 pub mod level;
 mod limited;
 pub mod lz4;
+pub mod lzma;
+pub mod numeric;
+pub mod packbits;
+pub mod pcodec;
+pub mod quantize;
 pub mod registry;
 pub mod scale_offset;
 pub mod sharding;
@@ -134,6 +143,12 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<u8>> {
         self.decode_slice(&input, decoded_len, ctx)
     }
+    /// Whether the codec reads its input's elements as little endian
+    /// whatever the array's byte order (bitround, whose configuration has
+    /// no type string to say it).
+    fn little_endian_input(&self) -> bool {
+        false
+    }
     /// The `{"name": ..., "configuration": ...}` entry of zarr.json (a
     /// codec without members writes its name alone, as zarr-python does).
     fn to_json(&self) -> Value {
@@ -159,6 +174,8 @@ pub enum ArrayToBytes {
     VlenUtf8,
     /// `numpy.fixed_string`: strings of NumPy's fixed-width dtypes (Zarr v2).
     FixedString(fixed_string::FixedString),
+    /// `numcodecs.categorize`: strings as positions in a list of labels.
+    Categorize(categorize::Categorize),
 }
 
 /// An array -> array codec that computes on element values.
@@ -260,6 +277,28 @@ fn codec_name_and_config(v: &Value) -> Result<(String, Map<String, Value>)> {
     }
 }
 
+/// The `bytes` codec's byte order. After numcodecs' filters (which
+/// zarr-python 3 places before it) it orders their output, which the
+/// engine produces in the filters' own order, little endian: absent for a
+/// one-byte output, it is taken as little.
+fn filtered_endian(
+    config: &Map<String, Value>,
+    dtype: DataType,
+    filters: &[Box<dyn BytesToBytes>],
+) -> Result<Option<Endian>> {
+    let Some(first) = filters.first() else {
+        return bytes::parse_endian(config, dtype);
+    };
+    match bytes::parse_endian(config, DataType::UInt8)? {
+        Some(Endian::Big) if dtype.size() > 1 => Err(ZarrError::Unsupported(format!(
+            "codec '{}' before a big-endian 'bytes' codec is not supported",
+            first.name()
+        ))),
+        _ if dtype.size() > 1 => Ok(Some(Endian::Little)),
+        _ => Ok(None),
+    }
+}
+
 /// Build a bytes -> bytes codec by name; `None` if the name is no codec
 /// here, an error if it names a codec of another mode.
 fn bytes_to_bytes(
@@ -303,6 +342,9 @@ impl CodecChain {
         let array_dtype = dtype;
         let mut dtype = dtype;
         let mut stored_fill = fill.to_vec();
+        // numcodecs' filters that zarr-python 3 writes as array -> array
+        // codecs before `bytes`: they run on the elements right after it.
+        let mut filters: Vec<Box<dyn BytesToBytes>> = Vec::new();
         for v in codecs {
             let (name, config) = codec_name_and_config(v)?;
             let a2a = matches!(
@@ -316,11 +358,25 @@ impl CodecChain {
             }
             let a2b = match name.as_str() {
                 transpose::NAME => {
+                    if let Some(f) = filters.first() {
+                        return Err(ZarrError::Unsupported(format!(
+                            "codec 'transpose' after codec '{}' is not supported",
+                            f.name()
+                        )));
+                    }
                     array_to_array.push(ArrayToArray::Transpose(transposes.len()));
                     transposes.push(transpose::parse_order(&config, ndim)?);
                     continue;
                 }
                 scale_offset::NAME | cast_value::NAME => {
+                    // (numcodecs' filters run right after `bytes`: one
+                    // before this codec would run in the wrong order)
+                    if let Some(f) = filters.first() {
+                        return Err(ZarrError::Unsupported(format!(
+                            "codec '{name}' after codec '{}' is not supported",
+                            f.name()
+                        )));
+                    }
                     let codec = if name == scale_offset::NAME {
                         ValueCodec::ScaleOffset(scale_offset::ScaleOffset::from_config(
                             &config, dtype,
@@ -350,7 +406,7 @@ impl CodecChain {
                     )))
                 }
                 bytes::NAME => ArrayToBytes::Bytes {
-                    endian: bytes::parse_endian(&config, dtype)?,
+                    endian: filtered_endian(&config, dtype, &filters)?,
                 },
                 sharding::NAME => ArrayToBytes::Sharding(Box::new(
                     sharding::Sharding::from_config(&config, dtype, &stored_fill, ndim)?,
@@ -359,7 +415,10 @@ impl CodecChain {
                 fixed_string::NAME if dtype == DataType::String => {
                     ArrayToBytes::FixedString(fixed_string::FixedString::from_config(&config)?)
                 }
-                vlen::NAME | fixed_string::NAME => {
+                categorize::NAME if dtype == DataType::String => {
+                    ArrayToBytes::Categorize(categorize::Categorize::from_config(&config)?)
+                }
+                vlen::NAME | fixed_string::NAME | categorize::NAME => {
                     return Err(ZarrError::Metadata(format!(
                         "codec '{name}' is for strings, not {}",
                         dtype.name()
@@ -371,6 +430,31 @@ impl CodecChain {
                     )))
                 }
                 other => match bytes_to_bytes(other, &config, dtype)? {
+                    Some(c) if array_to_bytes.is_none() && c.spec().mode == Mode::ArrayToArray => {
+                        filters.push(c);
+                        continue;
+                    }
+                    // numcodecs' serializers (pcodec): in place of `bytes`
+                    // (zarr-python 3), or right after it (Zarr v2's
+                    // compressor), they take the little-endian elements.
+                    Some(c) if c.spec().mode == Mode::ArrayToBytes => {
+                        let endian = (dtype.size() > 1).then_some(Endian::Little);
+                        let plain = match &array_to_bytes {
+                            None => true,
+                            Some(ArrayToBytes::Bytes { endian: e }) if b2b.is_empty() && *e == endian => false,
+                            Some(_) => {
+                                return Err(ZarrError::Metadata(format!(
+                                    "codec '{other}' takes the place of 'bytes' (little endian), after array -> array codecs only"
+                                )))
+                            }
+                        };
+                        b2b.push(c);
+                        if plain {
+                            ArrayToBytes::Bytes { endian }
+                        } else {
+                            continue;
+                        }
+                    }
                     Some(c) => {
                         if array_to_bytes.is_none() {
                             return Err(ZarrError::Metadata(format!(
@@ -395,6 +479,25 @@ impl CodecChain {
                 "the codecs list has no array -> bytes codec (such as 'bytes')".into(),
             )
         })?;
+        if !filters.is_empty() && !matches!(array_to_bytes, ArrayToBytes::Bytes { .. }) {
+            return Err(ZarrError::Unsupported(format!(
+                "codec '{}' before an array -> bytes codec other than 'bytes' is not supported",
+                filters[0].name()
+            )));
+        }
+        filters.append(&mut b2b);
+        let b2b = filters;
+        if let ArrayToBytes::Bytes {
+            endian: Some(Endian::Big),
+        } = array_to_bytes
+        {
+            if let Some(c) = b2b.iter().find(|c| c.little_endian_input()) {
+                return Err(ZarrError::Unsupported(format!(
+                    "codec '{}' on big-endian elements is not supported",
+                    c.name()
+                )));
+            }
+        }
         if let ArrayToBytes::FixedString(f) = &array_to_bytes {
             // Missing chunks read as the fill value, so it must be storable.
             let text = std::str::from_utf8(fill).map_err(|_| {
@@ -432,15 +535,34 @@ impl CodecChain {
                 ArrayToArray::Value(i) => self.values[i].to_json(),
             })
             .collect();
+        // The leading array -> array filters stand before `bytes`, where
+        // zarr-python 3 expects them.
+        let filters = self
+            .bytes_to_bytes
+            .iter()
+            .take_while(|c| c.spec().mode == Mode::ArrayToArray)
+            .count();
+        let (before, mut after) = self.bytes_to_bytes.split_at(filters);
+        out.extend(before.iter().map(|c| c.to_json()));
         match &self.array_to_bytes {
+            // A serializer of numcodecs' stands for `bytes` and itself.
+            ArrayToBytes::Bytes { .. }
+                if after
+                    .first()
+                    .is_some_and(|c| c.spec().mode == Mode::ArrayToBytes) =>
+            {
+                out.push(after[0].to_json());
+                after = &after[1..];
+            }
             ArrayToBytes::Bytes { endian } => out.push(bytes::to_json(*endian)),
             ArrayToBytes::Sharding(s) => out.push(s.to_json()),
             ArrayToBytes::VlenUtf8 => {
                 out.push(serde_json::json!({"name": "vlen-utf8", "configuration": {}}))
             }
             ArrayToBytes::FixedString(f) => out.push(f.to_json()),
+            ArrayToBytes::Categorize(c) => out.push(c.to_json()),
         }
-        out.extend(self.bytes_to_bytes.iter().map(|c| c.to_json()));
+        out.extend(after.iter().map(|c| c.to_json()));
         out
     }
 
@@ -614,10 +736,12 @@ impl CodecChain {
             ArrayToBytes::Sharding(s) => {
                 s.decode_shard(&data, &self.encoded_shape(chunk_shape), ctx)
             }
-            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => Err(ZarrError::Type(format!(
-                "{}: strings decode with decode_strings",
-                ctx.what
-            ))),
+            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) | ArrayToBytes::Categorize(_) => {
+                Err(ZarrError::Type(format!(
+                    "{}: strings decode with decode_strings",
+                    ctx.what
+                )))
+            }
         }
     }
 
@@ -640,6 +764,7 @@ impl CodecChain {
         match &self.array_to_bytes {
             ArrayToBytes::VlenUtf8 => vlen::decode(&data, n, ctx.what),
             ArrayToBytes::FixedString(f) => f.decode(&data, n, ctx.what),
+            ArrayToBytes::Categorize(c) => c.decode(&data, n, ctx.what),
             ArrayToBytes::Sharding(s) if self.dtype == DataType::String => {
                 s.decode_shard_strings(&data, &self.encoded_shape(chunk_shape), ctx)
             }
@@ -660,6 +785,7 @@ impl CodecChain {
         let mut data = match &self.array_to_bytes {
             ArrayToBytes::VlenUtf8 => vlen::encode(items)?,
             ArrayToBytes::FixedString(f) => f.encode(items)?,
+            ArrayToBytes::Categorize(c) => c.encode(items)?,
             ArrayToBytes::Sharding(s) if self.dtype == DataType::String => {
                 s.encode_shard_strings(items, &self.encoded_shape(chunk_shape))?
             }
@@ -698,7 +824,7 @@ impl CodecChain {
             ArrayToBytes::Sharding(s) => {
                 *data = s.encode_shard(data, &self.encoded_shape(chunk_shape))?;
             }
-            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) => {
+            ArrayToBytes::VlenUtf8 | ArrayToBytes::FixedString(_) | ArrayToBytes::Categorize(_) => {
                 return Err(ZarrError::Type("strings encode with encode_strings".into()))
             }
         }
@@ -732,3 +858,6 @@ mod tests;
 
 #[cfg(test)]
 mod registry_tests;
+
+#[cfg(test)]
+mod filters_tests;

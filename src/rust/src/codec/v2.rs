@@ -3,6 +3,7 @@
 //! this in its own file (`CodecSpec::v2`); metadata/v2 finds codecs by id
 //! in the registry and names none itself.
 
+use crate::dtype::numpy::TypeStr;
 use crate::error::Result;
 use serde_json::{json, Map, Value};
 
@@ -52,4 +53,39 @@ pub(crate) fn members(cfg: &Map<String, Value>, keys: &[&str]) -> Map<String, Va
     keys.iter()
         .map(|k| (k.to_string(), cfg.get(*k).cloned().unwrap_or(Value::Null)))
         .collect()
+}
+
+/// The zarr.json entry of codec `name` from a numcodecs configuration: the
+/// members `keys` it has. With `output` = (member, fallback), the codec's
+/// output elements are of the type string `member` (`fallback`'s, written
+/// in, when absent) and `typesize` becomes their size; without, the codec
+/// hands on plain bytes (a compressor).
+pub(crate) fn entry(
+    name: &str,
+    cfg: &Map<String, Value>,
+    keys: &[&str],
+    output: Option<(&str, &str)>,
+    typesize: &mut usize,
+) -> Value {
+    let mut config: Map<String, Value> = keys
+        .iter()
+        .filter_map(|k| cfg.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    match output {
+        Some((member, fallback)) => {
+            if config.get(member).is_none_or(Value::is_null) {
+                let v = config.get(fallback).cloned().unwrap_or(Value::Null);
+                config.insert(member.into(), v);
+            }
+            if let Some(size) = config[member]
+                .as_str()
+                .and_then(TypeStr::split)
+                .and_then(|t| t.size)
+            {
+                *typesize = size;
+            }
+        }
+        None => *typesize = 1,
+    }
+    json!({"name": name, "configuration": config})
 }

@@ -6,8 +6,10 @@ use super::*;
 use crate::codec::REGISTRY;
 use crate::dtype::ALL_DATA_TYPES;
 
-/// Every codec: its v3 `name`, `mode` ("array -> bytes", ...) and numcodecs'
-/// `v2_id` (NA when Zarr v2 has none), in chain order.
+/// Every codec: its v3 `name`, `mode` ("array -> bytes", ...), numcodecs'
+/// `v2_id` (NA when Zarr v2 has none) and whether the engine runs it on a
+/// chunk's bytes alone (`on_bytes`: bytes -> bytes codecs and numcodecs'
+/// array -> array filters), in chain order.
 /// @noRd
 #[extendr]
 fn rz_codec_registry() -> Robj {
@@ -19,7 +21,8 @@ fn rz_codec_registry() -> Robj {
             Some(s) => Rstr::from(s),
             None => Rstr::na(),
         }));
-        Ok(list!(name = names, mode = modes, v2_id = v2).into())
+        let on_bytes: Vec<bool> = REGISTRY.iter().map(|s| s.build.is_some()).collect();
+        Ok(list!(name = names, mode = modes, v2_id = v2, on_bytes = on_bytes).into())
     })
 }
 

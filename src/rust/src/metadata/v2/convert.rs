@@ -21,10 +21,10 @@ fn codec_from_numcodecs(v: &Value, typesize: &mut usize, role: &str) -> Result<V
         Some(Value::String(s)) => s.as_str(),
         _ => return Err(malformed(format!(".zarray: {role} {v} has no string 'id'"))),
     };
-    // Only bytes -> bytes codecs are filters or compressors; the object
-    // codec (vlen-utf8) has its own place.
+    // Only codecs the engine builds on bytes are filters or compressors;
+    // the object codec (vlen-utf8) has its own place.
     let conv = codec::spec_of_v2_id(id)
-        .filter(|s| s.mode == codec::Mode::BytesToBytes)
+        .filter(|s| s.build.is_some())
         .and_then(|s| s.v2.as_ref());
     match conv {
         Some(c) => (c.from_v2)(cfg, typesize, role),
@@ -99,7 +99,20 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
             )))
         }
     };
-    if let Some(f) = &fixed {
+    let categorize = crate::codec::categorize::SPEC
+        .v2
+        .as_ref()
+        .expect("categorize has a v2 id");
+    let first_id = filters
+        .first()
+        .and_then(|f| f.get("id"))
+        .and_then(Value::as_str);
+    if data_type == DataType::String && first_id == Some(categorize.id) {
+        // numcodecs' categorize turns the strings (object or `<U`) into
+        // their labels' positions: the chain's array -> bytes codec.
+        let f = filters.remove(0).as_object().cloned().unwrap_or_default();
+        codecs.push((categorize.from_v2)(&f, &mut typesize, "filter")?);
+    } else if let Some(f) = &fixed {
         codecs.push(f.to_json());
         typesize = f.item_size();
     } else if data_type == DataType::String {
@@ -226,6 +239,7 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         ArrayToBytes::Bytes { endian } => dtype_string(meta.data_type, *endian)?,
         ArrayToBytes::VlenUtf8 => dtype_string(meta.data_type, None)?,
         ArrayToBytes::FixedString(f) => f.numpy_dtype(),
+        ArrayToBytes::Categorize(c) => c.numpy_dtype().to_string(),
         ArrayToBytes::Sharding(_) => {
             return Err(ZarrError::Unsupported(
                 "codec 'sharding_indexed' cannot be written to Zarr v2 metadata".into(),
@@ -249,8 +263,10 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         Some(c) if !is_filter(c) => filters.pop().expect("a last element"),
         _ => Value::Null,
     };
-    if let ArrayToBytes::VlenUtf8 = chain.array_to_bytes {
-        filters.insert(0, json!({"id": vlen::SPEC.v2_id()}));
+    match &chain.array_to_bytes {
+        ArrayToBytes::VlenUtf8 => filters.insert(0, json!({"id": vlen::SPEC.v2_id()})),
+        ArrayToBytes::Categorize(c) => filters.insert(0, codec_to_numcodecs(&c.to_json())?),
+        _ => {}
     }
     let filters = if filters.is_empty() {
         Value::Null
