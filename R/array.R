@@ -206,6 +206,7 @@ zarr_array <- R6::R6Class("zarr_array",
         handle <- private$engine(decode)
         private$.read_info[[key]] <- list(handle = handle, shape = self$shape,
                                           dim_names = names(dimnames(self)), cf = cf_info(handle),
+                                          integer64 = zarr_call(rz_array_integer64(handle)),
                                           labels = dimnames_labels(self))
       }
       private$.read_info[[key]]
@@ -329,10 +330,13 @@ array_read <- function(arr, info, selection) {
 # `as_array`, the result is an array for any number of dimensions, with
 # `dim_names`; the engine sets these attributes, since setting them in R
 # would copy the result.
-# `info` is the array's read_info: its handle and CF decoding.
+# `info` is the array's read_info: its handle and CF decoding. bit64 is
+# asked for (and loaded, a sizeable part of a first read) only where the
+# result can be integer64.
 engine_read <- function(info, sel, as_array, dim_names) {
+  bit64 <- !isFALSE(info$integer64) && use_bit64()
   out <- zarr_call(with_progress("Reading chunks", rz_array_read(
-    info$handle, sel, use_bit64(), zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
+    info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
   )))
   cf_classes(out, info$cf)
 }

@@ -235,6 +235,13 @@ def main():
     ap.add_argument("--ops", default=None,
                     help="comma-separated operations to time (default all; a write always runs "
                          "first, since it makes the stores the others read), e.g. write,readloop")
+    ap.add_argument("--impls", default=None,
+                    help="comma-separated peers to run (default all of peers_bench.py's), "
+                         "e.g. zarr-python+zarrs,tensorstore")
+    ap.add_argument("--layouts", default=None,
+                    help="comma-separated layouts to run (default all), e.g. none,zstd1")
+    ap.add_argument("--fresh-repeats", type=int, default=None,
+                    help="new processes per contender for readfresh (default a third of --repeats)")
     ap.add_argument("--tag", default=None,
                     help="of a writes-only run's result files, peers<TAG>.json and zarr<TAG>.json "
                          "(default _writes), so runs on several file systems sit side by side")
@@ -256,13 +263,14 @@ def main():
 
     worker = RWorker(os.path.join(os.path.dirname(os.path.abspath(__file__)), "zarr_worker.R"),
                      os.path.join(args.data_dir, "r"))
-    peers = [Peer(pb, name, data, args.data_dir) for name in pb.IMPLS]
+    names = args.impls.split(",") if args.impls else list(pb.IMPLS)
+    peers = [Peer(pb, name, data, args.data_dir) for name in names]
     ours = [Ours(worker, "F"), Ours(worker, "C")]
     contenders = peers + ours
     rows = {c.name: [] for c in contenders}
     our_rows = []
     rng = random.Random(args.seed)
-    for layout in pb.LAYOUTS:
+    for layout in args.layouts.split(",") if args.layouts else pb.LAYOUTS:
         result = {c.name: {"impl": c.name, "layout": layout} for c in contenders}
         for c in ours:
             result[c.name]["order"] = c.order
@@ -281,7 +289,7 @@ def main():
             # the package's own collections (pages.rs) fall among them; a
             # new process for each first read: a third of them.
             reps = {"readloop": 3 * args.repeats,
-                    "readfresh": max(1, args.repeats // 3)}.get(op, args.repeats)
+                    "readfresh": args.fresh_repeats or max(1, args.repeats // 3)}.get(op, args.repeats)
             for name, ((wall, cpu), (best, _)) in in_turns(contenders, op, layout, reps,
                                                            rng).items():
                 result[name][f"{op}_s"], result[name][f"{op}_cpu"] = wall, cpu

@@ -1,6 +1,7 @@
 # A plain loop of full reads, `x <- a[]` with no gc() between (issue 23),
-# on the four layouts of the peer workload (F order), each in a new R
-# process: resident memory after 40 and after 400 reads, above what the
+# on the four layouts of the peer workload (F order, or C order as Python
+# writes with ZARR_LOOP_ORDER=C; ZARR_LOOP_LAYOUTS=none,zstd1 for a part),
+# each in a new R process: resident memory after 40 and after 400 reads, above what the
 # process held after its first read, in results (128 MiB); and the
 # median read of the loop against the median read after a gc(), and the
 # means (the loop's mean includes the collections the package runs every
@@ -40,11 +41,13 @@ child <- sprintf('
                             loop_mean_s = mean(t), gc_first_mean_s = mean(g)), auto_unbox = TRUE, digits = NA))
 ', nbytes, nbytes)
 rows <- list()
-for (layout in c("none", "lz4", "zstd1", "shard")) {
+order <- Sys.getenv("ZARR_LOOP_ORDER", "F")
+layouts <- strsplit(Sys.getenv("ZARR_LOOP_LAYOUTS", "none,lz4,zstd1,shard"), ",")[[1]]
+for (layout in layouts) {
   path <- file.path(dir, paste0(layout, ".zarr"))
-  create_zarr(path)$add_array("/", "x", layout_builder(layout, "F"))$write(data)
+  create_zarr(path)$add_array("/", "x", layout_builder(layout, order))$write(data)
   out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(child), path), stdout = TRUE)
-  row <- c(list(layout = layout), jsonlite::fromJSON(out[length(out)]))
+  row <- c(list(layout = layout, order = order), jsonlite::fromJSON(out[length(out)]))
   row$loop_over_gc_first <- row$loop_s / row$gc_first_s
   row$loop_over_gc_first_mean <- row$loop_mean_s / row$gc_first_mean_s
   cat(sprintf("%s: resident +%.2f results after 40 reads, +%.2f after 400; loop read %.4f s, gc-first %.4f s (%.2f); means %.4f / %.4f (%.2f)\n",

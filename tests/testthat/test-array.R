@@ -685,6 +685,26 @@ rscript_output <- function(code) {
   )
 }
 
+test_that("bit64 is loaded by reads that return integer64 only (#42)", {
+  # Loading it took a new process's first read of a float64 array 40-60 ms.
+  skip_on_cran()
+  skip_if_not_installed("bit64")
+  path <- withr::local_tempfile(fileext = ".zarr")
+  z <- create_zarr(path)
+  z$add_array("/", "d", define_array("float64", c(3, 2)))$write(matrix(1:6 / 2, 3, 2))
+  z$add_array("/", "i", define_array("int64", 4))$write(bit64::as.integer64(c(1, -2, 3, 2^40)))
+  code <- sprintf('
+    suppressMessages(library(zarr))
+    z <- open_zarr("%s", read_only = TRUE)
+    d <- z[["/d"]][]
+    a <- isNamespaceLoaded("bit64")
+    i <- z[["/i"]][]
+    cat(a, isNamespaceLoaded("bit64"), class(d), class(i), sum(d), as.character(i), "\n")
+  ', path)
+  out <- rscript_output(code)
+  expect_identical(tail(out, 1), "FALSE TRUE matrix array integer64 10.5 1 -2 3 1099511627776 ")
+})
+
 test_that("a loop of large reads does not grow memory by a result per read (#23)", {
   # R's collector does not count the memory of large results (pages.rs),
   # so the package collects when the results it handed out have grown

@@ -30,3 +30,19 @@ test_that("a forked process reads and writes with a pool of its own", {
   # the parent is untouched by the child's write and still reads
   expect_identical(arr[], x)
 })
+
+test_that("the core count is read from /proc/cpuinfo as detectCores() counts it, without a shell", {
+  cpuinfo <- withr::local_tempfile(lines = c(
+    "processor\t: 0", "model name\t: A", "", "processor\t: 1", "flags\t: processor", "",
+    "processor\t: 2", ""
+  ))
+  if (startsWith(R.version$os, "linux")) {
+    expect_identical(zarr:::proc_cpuinfo_cores(cpuinfo), 3L)
+    expect_identical(zarr:::proc_cpuinfo_cores(), parallel::detectCores(logical = TRUE))
+  } else {
+    expect_identical(zarr:::proc_cpuinfo_cores(cpuinfo), NA_integer_)
+  }
+  expect_identical(zarr:::proc_cpuinfo_cores(file.path(tempdir(), "no-such-file")), NA_integer_)
+  empty <- withr::local_tempfile(lines = "model name\t: A")
+  expect_identical(zarr:::proc_cpuinfo_cores(empty), NA_integer_)
+})

@@ -3,7 +3,7 @@
 //! function, with tiled transposes, word transposes and streaming stores
 //! where the layout allows.
 
-use crate::words;
+use crate::words::{self, Mark};
 
 /// A run of `len` consecutive elements along one dimension of a copy:
 /// source positions `src..src + len` go to destination positions
@@ -37,6 +37,24 @@ pub unsafe fn strided_copy<S: Copy + 'static, D: Copy + 'static>(
     spans: &[Vec<Span>],
     f: &impl Fn(S) -> D,
 ) {
+    strided_copy_marked(src, src_strides, dst, dst_strides, spans, f, None)
+}
+
+/// `strided_copy` where `mark`, when given, does to 8-byte words what `f`
+/// does to elements: a transposing copy then applies it in registers as
+/// it moves the words, instead of running `f` over what it wrote.
+///
+/// # Safety
+/// As `strided_copy`; `mark` must agree with `f` on every element.
+pub unsafe fn strided_copy_marked<S: Copy + 'static, D: Copy + 'static>(
+    src: *const S,
+    src_strides: &[usize],
+    dst: *mut D,
+    dst_strides: &[usize],
+    spans: &[Vec<Span>],
+    f: &impl Fn(S) -> D,
+    mark: Option<Mark>,
+) {
     let nd = spans.len();
     if nd == 0 {
         dst.write_unaligned(f(src.read_unaligned()));
@@ -54,10 +72,20 @@ pub unsafe fn strided_copy<S: Copy + 'static, D: Copy + 'static>(
         ss.swap(1, j);
         ds.swap(1, j);
         sp.swap(1, j);
-        copy_dim(nd - 1, false, src, &ss, dst, &ds, &sp, f);
+        copy_dim(nd - 1, false, src, &ss, dst, &ds, &sp, f, mark);
         return;
     }
-    copy_dim(nd - 1, false, src, src_strides, dst, dst_strides, spans, f);
+    copy_dim(
+        nd - 1,
+        false,
+        src,
+        src_strides,
+        dst,
+        dst_strides,
+        spans,
+        f,
+        mark,
+    );
 }
 
 /// For a copy in which exactly one side is contiguous along dimension 0:
@@ -85,6 +113,7 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
     ds: &[usize],
     spans: &[Vec<Span>],
     f: &impl Fn(S) -> D,
+    mark: Option<Mark>,
 ) {
     if d == 0 {
         let (s0, d0) = (ss[0], ds[0]);
@@ -119,7 +148,7 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
         return;
     }
     if d == 1 && (ss[0] == 1) != (ds[0] == 1) {
-        copy_tiles(src, ss, dst, ds, spans, f);
+        copy_tiles(src, ss, dst, ds, spans, f, mark);
         return;
     }
     // The source run of the next column, fetched while this one is copied
@@ -149,6 +178,7 @@ unsafe fn copy_dim<S: Copy + 'static, D: Copy + 'static>(
                 ds,
                 spans,
                 f,
+                mark,
             );
         }
     }
@@ -176,6 +206,7 @@ unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
     ds: &[usize],
     spans: &[Vec<Span>],
     f: &impl Fn(S) -> D,
+    mark: Option<Mark>,
 ) {
     use std::any::TypeId;
     let words = std::mem::size_of::<S>() == 8
@@ -198,7 +229,7 @@ unsafe fn copy_tiles<S: Copy + 'static, D: Copy + 'static>(
             let sp = src.add(a1 * ss[1] + a0 * ss[0]);
             let dp = dst.add(b1 * ds[1] + b0 * ds[0]);
             if words {
-                copy_words(sp, ss, dp, ds, len0, len1, f);
+                copy_words(sp, ss, dp, ds, len0, len1, f, mark);
                 continue;
             }
             for j0 in (0..len1).step_by(TILE) {
@@ -245,7 +276,7 @@ pub unsafe fn stream_copy<S: Copy + 'static, D: Copy + 'static>(
     {
         return false;
     }
-    copy_dim(spans.len() - 1, true, src, ss, dst, ds, spans, f);
+    copy_dim(spans.len() - 1, true, src, ss, dst, ds, spans, f, None);
     // Before the caller's thread reports the chunk done.
     words::stream_fence();
     true
@@ -253,10 +284,12 @@ pub unsafe fn stream_copy<S: Copy + 'static, D: Copy + 'static>(
 
 /// `strided_copy` with streaming stores where `stream` asks for them and
 /// `stream_copy` applies: between buffers of one 8-byte type, and for the
-/// widening conversions into R's double (float32, float16, integers).
+/// widening conversions into R's double (float32, float16, integers); a
+/// `mark` as `strided_copy_marked` takes it.
 ///
 /// # Safety
 /// As `stream_copy`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn copy_same<S: Copy + 'static, D: Copy + 'static>(
     stream: bool,
     src: *const S,
@@ -264,10 +297,11 @@ pub(crate) unsafe fn copy_same<S: Copy + 'static, D: Copy + 'static>(
     dst: *mut D,
     ds: &[usize],
     spans: &[Vec<Span>],
+    mark: Option<Mark>,
     f: &impl Fn(S) -> D,
 ) {
     if !(stream && stream_copy(src, ss, dst, ds, spans, f)) {
-        strided_copy(src, ss, dst, ds, spans, f)
+        strided_copy_marked(src, ss, dst, ds, spans, f, mark)
     }
 }
 
@@ -292,8 +326,10 @@ unsafe fn stream_run<S: Copy, D: Copy>(src: *const S, dst: *mut D, n: usize, f: 
 /// whose source is contiguous along one dimension and whose destination
 /// along the other: the words are moved in strips `TILE` wide along the
 /// source's contiguous dimension, each strip's destination runs (whole
-/// columns or rows of the block, still in cache) then get `f` in place.
+/// columns or rows of the block, still in cache) then get `f` in place;
+/// with a `mark`, the words get it as they move and `f` does not run.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn copy_words<S: Copy, D: Copy>(
     sp: *const S,
     ss: &[usize],
@@ -302,6 +338,7 @@ unsafe fn copy_words<S: Copy, D: Copy>(
     len0: usize,
     len1: usize,
     f: &impl Fn(S) -> D,
+    mark: Option<Mark>,
 ) {
     // (extent along the destination's contiguous dimension, extent along
     // the source's, source row step, destination row step)
@@ -312,14 +349,18 @@ unsafe fn copy_words<S: Copy, D: Copy>(
     };
     for c0 in (0..wide).step_by(TILE) {
         let c1 = (c0 + TILE).min(wide);
-        words::transpose_words(
+        words::transpose_marked(
             sp.add(c0) as *const u64,
             sstep,
             dp.add(c0 * dstep) as *mut u64,
             dstep,
             long,
             c1 - c0,
+            mark.unwrap_or(Mark::Keep),
         );
+        if mark.is_some() {
+            continue;
+        }
         for c in c0..c1 {
             // The caller checked that S and D are one type.
             map_in_place(
@@ -402,8 +443,9 @@ unsafe fn copy_dim_outer<S: Copy + 'static, D: Copy + 'static>(
     ds: &[usize],
     spans: &[Vec<Span>],
     f: &impl Fn(S) -> D,
+    mark: Option<Mark>,
 ) {
-    copy_dim(d, stream, src, ss, dst, ds, spans, f)
+    copy_dim(d, stream, src, ss, dst, ds, spans, f, mark)
 }
 
 /// Copy elements of `size` bytes unchanged between strided buffers (see

@@ -1,10 +1,11 @@
-//! Page-level advice for large output buffers.
+//! Page-level advice for large output buffers, and the blocks that hold
+//! large results.
 //!
 //! A full read writes every page of a freshly allocated R vector once. With
-//! 4 KiB pages that is one page fault per 4 KiB, which costs more than the
-//! copy itself; where transparent huge pages are in `madvise` mode (the
-//! default of many distributions) the kernel only backs the buffer with
-//! 2 MiB pages if asked. NumPy asks for its large arrays, so we do too.
+//! 4 KiB pages that is one page fault per 4 KiB; where transparent huge
+//! pages are in `madvise` mode (the default of many distributions) the
+//! kernel only backs a buffer with 2 MiB pages if asked. Which of the two
+//! is cheaper depends on where the free memory comes from: see `blocks`.
 
 /// Buffers smaller than this are left alone: the advice only pays off once
 /// a buffer spans several huge pages.
@@ -32,6 +33,20 @@ pub fn advise_huge_pages(ptr: *mut u8, len: usize) {
     }
 }
 
+/// Ask for 4 KiB pages over `[ptr, ptr + len)`, whatever the system's
+/// default (transparent huge pages `always`). A hint, as
+/// `advise_huge_pages`.
+pub fn advise_small_pages(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: as in advise_huge_pages; the range is a whole mapping of the
+    // caller's, page aligned.
+    unsafe {
+        libc::madvise(ptr as *mut libc::c_void, len, libc::MADV_NOHUGEPAGE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
 /// Large result vectors live in blocks of their own mapping, and freed
 /// blocks are kept in a small pool for the next results. Reading the same
 /// array again (a loop over time steps, a repeated query) then writes
@@ -50,6 +65,23 @@ pub fn advise_huge_pages(ptr: *mut u8, len: usize) {
 /// so, and the caller runs R's collector before taking the next block.
 /// The results freed then go to the pool, so the reads of such a loop
 /// reuse mapped pages too, not only reads after an explicit `gc()`.
+///
+/// Page sizes: a process's first block takes 4 KiB pages and every later
+/// one huge pages. Huge pages are faulted in 512 times less often, but
+/// each needs 2 MiB of contiguous free memory, and on a virtual machine
+/// that returns free memory to its host (free page reporting, which hands
+/// back free blocks of 2 MiB and more) such blocks are mostly ones the
+/// host must back again on first touch: 128 MiB of huge pages took
+/// 12-15 ms of CPU to fault in when memory freed moments before was
+/// there to take, and 76-400 ms after a pause of a few seconds, where
+/// 4 KiB pages, taken from the small free blocks the host never got,
+/// took a steady 55-65 ms (bench/FIRST_READ_RESULTS.md). NumPy asks for
+/// huge pages and draws that lottery on a first read. A first read of a
+/// process, which is all a script may do, gets the steady pages; the
+/// blocks a loop of reads then reuses have huge pages (fewer TLB misses:
+/// the fastest reads of a loop of C-order 128 MiB reads took 0.033-0.039 s
+/// of CPU with them and 0.042-0.044 s with 4 KiB pages only), and a
+/// pooled block with huge pages is taken before one without.
 ///
 /// A reused block holds old values: callers must write every element.
 #[cfg(target_os = "linux")]
@@ -88,8 +120,9 @@ pub mod blocks {
     }
 
     struct State {
-        /// Freed mappings (address, length), oldest first.
-        pool: Vec<(usize, usize)>,
+        /// Freed mappings (address, length, huge pages asked for), oldest
+        /// first.
+        pool: Vec<(usize, usize, bool)>,
         stats: Stats,
         /// `held` just after the last collection (lowered whenever blocks
         /// come back): what was still in use then.
@@ -138,6 +171,15 @@ pub mod blocks {
         }
     }
 
+    /// Whether huge pages were asked for the block at `ptr`, from `take`.
+    ///
+    /// # Safety
+    /// `ptr` came from `take` and was not given back.
+    pub unsafe fn has_huge_pages(ptr: *const u8) -> bool {
+        // SAFETY: `take` wrote the page kind in the block's header.
+        unsafe { (ptr.sub(HEADER) as *const usize).add(1).read() != 0 }
+    }
+
     /// The counts so far.
     pub fn stats() -> Stats {
         state().stats
@@ -161,7 +203,7 @@ pub mod blocks {
 
     /// Memory for `len` bytes, or null when the system refuses. The
     /// smallest pooled block that fits without wasting more than a
-    /// quarter is reused.
+    /// quarter is reused, one with huge pages before one without.
     pub fn take(len: usize) -> *mut u8 {
         let Some(total) = mapping_len(len) else {
             return std::ptr::null_mut();
@@ -172,11 +214,11 @@ pub mod blocks {
                 .pool
                 .iter()
                 .enumerate()
-                .filter(|(_, &(_, size))| size >= total && size - total <= total / 4)
-                .min_by_key(|(_, &(_, size))| size)
+                .filter(|(_, &(_, size, _))| size >= total && size - total <= total / 4)
+                .min_by_key(|(_, &(_, size, huge))| (size, !huge))
                 .map(|(i, _)| i);
             best.map(|i| {
-                let (addr, size) = s.pool.remove(i);
+                let (addr, size, _) = s.pool.remove(i);
                 s.stats.pooled -= size;
                 s.stats.held += size;
                 s.stats.reused += 1;
@@ -201,10 +243,20 @@ pub mod blocks {
         if p == libc::MAP_FAILED {
             return std::ptr::null_mut();
         }
-        super::advise_huge_pages(p as *mut u8, total);
-        // SAFETY: the first page of the fresh mapping is ours.
-        unsafe { (p as *mut usize).write(total) };
         let mut s = state();
+        // See the module's notes on page sizes: the process's first block
+        // takes 4 KiB pages, later ones huge pages.
+        let huge = s.stats.mapped > 0;
+        if huge {
+            super::advise_huge_pages(p as *mut u8, total);
+        } else {
+            super::advise_small_pages(p as *mut u8, total);
+        }
+        // SAFETY: the first page of the fresh mapping is ours.
+        unsafe {
+            (p as *mut usize).write(total);
+            (p as *mut usize).add(1).write(huge as usize);
+        }
         s.stats.held += total;
         s.stats.mapped += 1;
         (p as usize + HEADER) as *mut u8
@@ -217,8 +269,14 @@ pub mod blocks {
     /// `ptr` came from `take` and is not used again.
     pub unsafe fn give(ptr: *mut u8) {
         let addr = ptr as usize - HEADER;
-        // SAFETY: `take` wrote the mapping's length in its header.
-        let size = unsafe { (addr as *const usize).read() };
+        // SAFETY: `take` wrote the mapping's length and page kind in its
+        // header.
+        let (size, huge) = unsafe {
+            (
+                (addr as *const usize).read(),
+                (addr as *const usize).add(1).read() != 0,
+            )
+        };
         {
             let mut s = state();
             s.stats.held = s.stats.held.saturating_sub(size);
@@ -242,10 +300,10 @@ pub mod blocks {
         let mut evicted = Vec::new();
         {
             let mut s = state();
-            s.pool.push((addr, size));
+            s.pool.push((addr, size, huge));
             s.stats.pooled += size;
             while s.stats.pooled > POOL_MAX_BYTES || s.pool.len() > POOL_MAX_BLOCKS {
-                let (a, n) = s.pool.remove(0);
+                let (a, n, _) = s.pool.remove(0);
                 s.stats.pooled -= n;
                 evicted.push((a, n));
             }
@@ -277,6 +335,9 @@ mod tests {
         let before = blocks::stats();
         let p = blocks::take(n);
         assert!(!p.is_null());
+        // The process's first block has 4 KiB pages, later ones huge pages.
+        // SAFETY: `p` came from `take` and is live.
+        assert_eq!(unsafe { blocks::has_huge_pages(p) }, before.mapped > 0);
         // SAFETY: `take` gave `n` writable bytes.
         let s = unsafe { std::slice::from_raw_parts_mut(p, n) };
         s.fill(7);
@@ -288,14 +349,17 @@ mod tests {
         let q = blocks::take(n);
         assert_eq!(q, p);
         assert_eq!(blocks::stats().reused, before.reused + 1);
-        // Two blocks alive, then both freed: both are reused.
+        // Two blocks alive, then both freed: both are reused, the one
+        // with huge pages first.
         let q2 = blocks::take(n);
         assert_ne!(q2, q);
+        assert!(unsafe { blocks::has_huge_pages(q2) });
         unsafe {
-            blocks::give(q);
             blocks::give(q2);
+            blocks::give(q);
         }
         let (r1, r2) = (blocks::take(n), blocks::take(n));
+        assert_eq!(r1, q2);
         let mut got = [r1 as usize, r2 as usize];
         let mut want = [q as usize, q2 as usize];
         got.sort();

@@ -7,6 +7,44 @@
 //! with which a column-major chunk's runs go into a result far larger
 //! than the cache.
 
+/// What a word transpose does to each word on its way, in registers: a
+/// read of float64 that marks missing values needs no pass of its own
+/// over the result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    /// Every word as it is.
+    Keep,
+    /// Words equal to `fill` as float64 (numeric equality: -0 equals 0,
+    /// a NaN equals nothing) become `na`.
+    Fill { fill: f64, na: u64 },
+    /// Every NaN becomes `na`.
+    Nan { na: u64 },
+}
+
+impl Mark {
+    /// The word `w` becomes.
+    #[inline(always)]
+    pub fn apply(self, w: u64) -> u64 {
+        match self {
+            Mark::Keep => w,
+            Mark::Fill { fill, na } => {
+                if f64::from_bits(w) == fill {
+                    na
+                } else {
+                    w
+                }
+            }
+            Mark::Nan { na } => {
+                if f64::from_bits(w).is_nan() {
+                    na
+                } else {
+                    w
+                }
+            }
+        }
+    }
+}
+
 /// Copy the `rows x cols` block whose row `r` is the `cols` words at
 /// `src + r * src_step` into its transpose, whose row `c` is the `rows`
 /// words at `dst + c * dst_step`: `dst[c * dst_step + r] = src[r * src_step + c]`.
@@ -23,12 +61,41 @@ pub unsafe fn transpose_words(
     rows: usize,
     cols: usize,
 ) {
+    transpose_marked(src, src_step, dst, dst_step, rows, cols, Mark::Keep)
+}
+
+/// `transpose_words` that passes each word through `mark` on its way.
+///
+/// # Safety
+/// As `transpose_words`.
+pub unsafe fn transpose_marked(
+    src: *const u64,
+    src_step: usize,
+    dst: *mut u64,
+    dst_step: usize,
+    rows: usize,
+    cols: usize,
+    mark: Mark,
+) {
     #[cfg(target_arch = "x86_64")]
     if rows >= 4 && cols >= 4 && std::arch::is_x86_feature_detected!("avx") {
-        return transpose_avx(src, src_step, dst, dst_step, rows, cols);
+        return match mark {
+            Mark::Keep => transpose_avx::<KEEP>(src, src_step, dst, dst_step, rows, cols, mark),
+            Mark::Fill { .. } => {
+                transpose_avx::<FILL>(src, src_step, dst, dst_step, rows, cols, mark)
+            }
+            Mark::Nan { .. } => {
+                transpose_avx::<NAN>(src, src_step, dst, dst_step, rows, cols, mark)
+            }
+        };
     }
-    transpose_scalar(src, src_step, dst, dst_step, 0..rows, 0..cols);
+    transpose_scalar(src, src_step, dst, dst_step, 0..rows, 0..cols, mark);
 }
+
+/// The kinds of `Mark`, as constants that pick a variant of the AVX loop.
+const KEEP: u8 = 0;
+const FILL: u8 = 1;
+const NAN: u8 = 2;
 
 /// The part `rows x cols` of the block, one word at a time.
 unsafe fn transpose_scalar(
@@ -38,51 +105,81 @@ unsafe fn transpose_scalar(
     dst_step: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
+    mark: Mark,
 ) {
     for c in cols {
         for r in rows.clone() {
             dst.add(c * dst_step + r)
-                .write_unaligned(src.add(r * src_step + c).read_unaligned());
+                .write_unaligned(mark.apply(src.add(r * src_step + c).read_unaligned()));
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn transpose_avx(
+unsafe fn transpose_avx<const M: u8>(
     src: *const u64,
     src_step: usize,
     dst: *mut u64,
     dst_step: usize,
     rows: usize,
     cols: usize,
+    mark: Mark,
 ) {
     // Strips of `TILE` (16) columns are the common case: with the width
     // known, the loop over a strip's four blocks is unrolled and the loads
     // of all four go out together. A C-order write's gather of 128 MiB
     // took 16.5 ms with the rolled loop and 13.5 ms unrolled (one thread).
     if cols == 16 {
-        transpose_avx_body(src, src_step, dst, dst_step, rows, 16)
+        transpose_avx_body::<M>(src, src_step, dst, dst_step, rows, 16, mark)
     } else {
-        transpose_avx_body(src, src_step, dst, dst_step, rows, cols)
+        transpose_avx_body::<M>(src, src_step, dst, dst_step, rows, cols, mark)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 #[inline]
-unsafe fn transpose_avx_body(
+unsafe fn transpose_avx_body<const M: u8>(
     src: *const u64,
     src_step: usize,
     dst: *mut u64,
     dst_step: usize,
     rows: usize,
     cols: usize,
+    mark: Mark,
 ) {
     use std::arch::x86_64::{
-        _mm256_loadu_pd, _mm256_permute2f128_pd, _mm256_storeu_pd, _mm256_unpackhi_pd,
-        _mm256_unpacklo_pd,
+        __m256d, _mm256_blendv_pd, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_loadu_pd,
+        _mm256_permute2f128_pd, _mm256_set1_epi64x, _mm256_set1_pd, _mm256_storeu_pd,
+        _mm256_unpackhi_pd, _mm256_unpacklo_pd, _CMP_EQ_OQ, _CMP_UNORD_Q,
     };
+    let (fill, na) = match mark {
+        Mark::Keep => (0.0, 0),
+        Mark::Fill { fill, na } => (fill, na),
+        Mark::Nan { na } => (0.0, na),
+    };
+    let (fill4, na4) = (
+        _mm256_set1_pd(fill),
+        _mm256_castsi256_pd(_mm256_set1_epi64x(na as i64)),
+    );
+    // The comparison and blend act on whole registers just transposed,
+    // before they are stored: no pass of their own. A blend moves bits,
+    // so words that are not marked pass unchanged (NaN payloads too).
+    // (A macro, not a closure, so that it is compiled with AVX as this
+    // function is.)
+    macro_rules! marked {
+        ($v:expr) => {{
+            let v: __m256d = $v;
+            if M == FILL {
+                _mm256_blendv_pd(v, na4, _mm256_cmp_pd::<_CMP_EQ_OQ>(v, fill4))
+            } else if M == NAN {
+                _mm256_blendv_pd(v, na4, _mm256_cmp_pd::<_CMP_UNORD_Q>(v, v))
+            } else {
+                v
+            }
+        }};
+    }
     let (rows4, cols4) = (rows & !3, cols & !3);
     // The moves, unpacks and lane permutes below never interpret the
     // words as numbers, so every bit pattern passes unchanged.
@@ -99,14 +196,23 @@ unsafe fn transpose_avx_body(
             let t2 = _mm256_unpacklo_pd(e, g);
             let t3 = _mm256_unpackhi_pd(e, g);
             let o = dst.add(c * dst_step + r) as *mut f64;
-            _mm256_storeu_pd(o, _mm256_permute2f128_pd::<0x20>(t0, t2));
-            _mm256_storeu_pd(o.add(dst_step), _mm256_permute2f128_pd::<0x20>(t1, t3));
-            _mm256_storeu_pd(o.add(2 * dst_step), _mm256_permute2f128_pd::<0x31>(t0, t2));
-            _mm256_storeu_pd(o.add(3 * dst_step), _mm256_permute2f128_pd::<0x31>(t1, t3));
+            _mm256_storeu_pd(o, marked!(_mm256_permute2f128_pd::<0x20>(t0, t2)));
+            _mm256_storeu_pd(
+                o.add(dst_step),
+                marked!(_mm256_permute2f128_pd::<0x20>(t1, t3)),
+            );
+            _mm256_storeu_pd(
+                o.add(2 * dst_step),
+                marked!(_mm256_permute2f128_pd::<0x31>(t0, t2)),
+            );
+            _mm256_storeu_pd(
+                o.add(3 * dst_step),
+                marked!(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+            );
         }
     }
-    transpose_scalar(src, src_step, dst, dst_step, 0..rows4, cols4..cols);
-    transpose_scalar(src, src_step, dst, dst_step, rows4..rows, 0..cols);
+    transpose_scalar(src, src_step, dst, dst_step, 0..rows4, cols4..cols, mark);
+    transpose_scalar(src, src_step, dst, dst_step, rows4..rows, 0..cols, mark);
 }
 
 /// Copy `n` words from `src` to `dst` with streaming (non-temporal)
@@ -217,7 +323,15 @@ mod tests {
                     // SAFETY: both blocks lie inside their vectors.
                     unsafe {
                         if scalar {
-                            transpose_scalar(sp, src_step, dp, dst_step, 0..rows, 0..cols)
+                            transpose_scalar(
+                                sp,
+                                src_step,
+                                dp,
+                                dst_step,
+                                0..rows,
+                                0..cols,
+                                Mark::Keep,
+                            )
                         } else {
                             transpose_words(sp, src_step, dp, dst_step, rows, cols)
                         }

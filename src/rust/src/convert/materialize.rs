@@ -6,6 +6,7 @@ use super::RBufPtr;
 use crate::dtype::{DataType, RType};
 use crate::fill::f16_to_f64;
 use crate::layout::{copy_same, strided_copy, Span};
+use crate::words::Mark;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What stands for a missing value in an array's stored elements.
@@ -321,15 +322,26 @@ impl ChunkRead<'_> {
                 let na = na_real();
                 let (s, d, ds) = (src as *const u32, dst.ptr as *mut f64, &dst.strides);
                 if mark_na {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: u32| {
-                        if v == fv {
-                            na
-                        } else {
-                            v as f64
-                        }
-                    })
+                    copy_same(
+                        dst.stream,
+                        s,
+                        src_strides,
+                        d,
+                        ds,
+                        spans,
+                        None,
+                        &move |v: u32| {
+                            if v == fv {
+                                na
+                            } else {
+                                v as f64
+                            }
+                        },
+                    )
                 } else {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: u32| v as f64)
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, None, &|v: u32| {
+                        v as f64
+                    })
                 }
             }
             DataType::UInt64 => big_to_f64!(u64, |v: u64| v > LIM),
@@ -343,6 +355,7 @@ impl ChunkRead<'_> {
                     dst.ptr as *mut f64,
                     &dst.strides,
                     spans,
+                    None,
                     &|v: u16| float_read(f16_to_f64(v), fv, nan, mark_na),
                 )
             }
@@ -353,49 +366,97 @@ impl ChunkRead<'_> {
                 let na = na_real();
                 let (s, d, ds) = (src as *const f32, dst.ptr as *mut f64, &dst.strides);
                 if !mark_na {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: f32| v as f64)
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, None, &|v: f32| {
+                        v as f64
+                    })
                 } else if fv.is_nan() {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f32| {
-                        if v.is_nan() {
-                            na
-                        } else {
-                            v as f64
-                        }
-                    })
+                    copy_same(
+                        dst.stream,
+                        s,
+                        src_strides,
+                        d,
+                        ds,
+                        spans,
+                        None,
+                        &move |v: f32| {
+                            if v.is_nan() {
+                                na
+                            } else {
+                                v as f64
+                            }
+                        },
+                    )
                 } else {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f32| {
-                        if v == fv {
-                            na
-                        } else {
-                            v as f64
-                        }
-                    })
+                    copy_same(
+                        dst.stream,
+                        s,
+                        src_strides,
+                        d,
+                        ds,
+                        spans,
+                        None,
+                        &move |v: f32| {
+                            if v == fv {
+                                na
+                            } else {
+                                v as f64
+                            }
+                        },
+                    )
                 }
             }
             DataType::Float64 => {
                 // One loop per case, each without a branch on the case inside,
                 // so that it vectorises: this is the copy of every full read.
+                // A transposing copy (a C-order chunk) applies the same
+                // rule in registers as it moves the words (`Mark`).
                 let fv = fill_f64(dtype, fill);
                 let na = na_real();
                 let (s, d, ds) = (src as *const f64, dst.ptr as *mut f64, &dst.strides);
+                let (keep, nan, eq) = (
+                    Some(Mark::Keep),
+                    Some(Mark::Nan { na: na.to_bits() }),
+                    Some(Mark::Fill {
+                        fill: fv,
+                        na: na.to_bits(),
+                    }),
+                );
                 if !mark_na {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &|v: f64| v)
+                    copy_same(dst.stream, s, src_strides, d, ds, spans, keep, &|v: f64| v)
                 } else if fv.is_nan() {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f64| {
-                        if v.is_nan() {
-                            na
-                        } else {
-                            v
-                        }
-                    })
+                    copy_same(
+                        dst.stream,
+                        s,
+                        src_strides,
+                        d,
+                        ds,
+                        spans,
+                        nan,
+                        &move |v: f64| {
+                            if v.is_nan() {
+                                na
+                            } else {
+                                v
+                            }
+                        },
+                    )
                 } else {
-                    copy_same(dst.stream, s, src_strides, d, ds, spans, &move |v: f64| {
-                        if v == fv {
-                            na
-                        } else {
-                            v
-                        }
-                    })
+                    copy_same(
+                        dst.stream,
+                        s,
+                        src_strides,
+                        d,
+                        ds,
+                        spans,
+                        eq,
+                        &move |v: f64| {
+                            if v == fv {
+                                na
+                            } else {
+                                v
+                            }
+                        },
+                    )
                 }
             }
             _ => unreachable!("{} is not read as double", dtype.name()),

@@ -89,7 +89,6 @@ impl Array {
             return Ok(vec![]);
         }
         let dst = RBufPtr::from_mut(out, &sel.shape());
-        crate::pages::advise_huge_pages(dst.ptr, n * dst.rtype.size());
         let warnings = Warnings::default();
         let lossy = Lossy::default();
         let to = ReadInto {
