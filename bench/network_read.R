@@ -110,7 +110,6 @@ expected <- file.path(data_dir, "expected.f64")
 stopifnot(file.size(expected) == nr * nc * 8)
 server <- start("http_server.py", data_dir)
 proxy <- start("fault_proxy.py", c("--upstream", server$url, "--latency-ms", latency_ms))
-on.exit(tools::pskill(c(proxy$pid, server$pid)), add = TRUE)
 
 contenders <- c("zarr", "zarr-python", "tensorstore")
 
@@ -163,6 +162,8 @@ for (round in seq_len(rounds)) {
   }
 }
 uptime_end <- system2("uptime", stdout = TRUE)
+# (Both also end by themselves with this process, should it stop earlier.)
+tools::pskill(c(proxy$pid, server$pid))
 runs <- do.call(rbind, rows)
 
 # --- the report -------------------------------------------------------------
