@@ -3,7 +3,7 @@ middleboxes do, for the tests of the network stores' retries. Standard
 library only.
 
     python fault_proxy.py --upstream http://127.0.0.1:Q [--port 0]
-        [--parent-pid P] [--max-seconds 300]
+        [--parent-pid P] [--max-seconds 300] [--latency-ms 0]
 
 It prints "PORT <port> PID <pid>" once it listens. Each request is relayed
 to the upstream server (the test HTTP server, moto) on a connection of its
@@ -18,6 +18,10 @@ own, unless the fault drawn for it says otherwise:
   drop      a PUT: apply it upstream, then close without the answer; any
             other request: as close
 
+Every request (failed or not, control paths excepted) is answered no sooner
+than --latency-ms after it arrived, as over a network with that round trip;
+concurrent requests wait side by side.
+
 Whether a request fails, and how, is drawn from a hash of the seed, the
 method, the path, the Range header and how many times this proxy has seen
 that same request: the same seed fails the same requests whatever order
@@ -25,7 +29,8 @@ concurrent requests arrive in, and a retried request draws anew.
 
 Control paths (never failed, never relayed):
   GET /__faults/set?rate=0.15&faults=503,close&seed=1&stall_ms=1500
-      &retry_after=1&methods=GET,HEAD   set the faults, zero the counts
+      &retry_after=1&methods=GET,HEAD&latency_ms=20   set the faults (and
+      the latency, else the one of the command line), zero the counts
   GET /__faults/stats    the counts as JSON: requests, relayed, faults by
                          kind, early_retries (a request repeated before the
                          Retry-After of its 429 had passed)
@@ -50,7 +55,8 @@ KINDS = ("503", "500", "429", "close", "short", "stall", "range", "drop")
 
 
 class State:
-    def __init__(self):
+    def __init__(self, latency_ms=0.0):
+        self.default_latency_ms = latency_ms
         self.configure({})
 
     def configure(self, q):
@@ -63,6 +69,7 @@ class State:
         self.seed = q.get("seed", "0")
         self.stall = float(q.get("stall_ms", "1500")) / 1000
         self.retry_after = int(q.get("retry_after", "1"))
+        self.latency = float(q.get("latency_ms", self.default_latency_ms)) / 1000
         methods = q.get("methods", "")
         self.methods = set(methods.split(",")) if methods else None
         self.seen = {}
@@ -204,6 +211,8 @@ async def handle(state, up, reader, writer):
                     return
                 continue
             state.counts["requests"] += 1
+            if state.latency > 0:
+                await asyncio.sleep(state.latency)
             if state.race is not None and method == "PUT" and parsed.path == state.race[0]:
                 _, other = state.race
                 state.race = None
@@ -280,9 +289,10 @@ async def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--parent-pid", type=int, default=0)
     ap.add_argument("--max-seconds", type=float, default=300)
+    ap.add_argument("--latency-ms", type=float, default=0)
     args = ap.parse_args()
     up = urllib.parse.urlsplit(args.upstream)
-    state = State()
+    state = State(args.latency_ms)
     server = await asyncio.start_server(lambda r, w: handle(state, up, r, w), "127.0.0.1", args.port)
     port = server.sockets[0].getsockname()[1]
     print("PORT %d PID %d" % (port, os.getpid()), flush=True)
