@@ -165,4 +165,9 @@ lines <- c(
   "",
   paste0("    ", c(load_loop, load_fresh, load_end))
 )
-writeLines(lines, "bench/ICECHUNK_RESULTS.md")
+# The notes written by hand below the marker stay.
+results <- "bench/ICECHUNK_RESULTS.md"
+marker <- "<!-- Written by hand from here on: bench/icechunk_read.R keeps it. -->"
+kept <- if (file.exists(results)) readLines(results) else character(0)
+kept <- if (marker %in% kept) kept[seq(match(marker, kept), length(kept))] else marker
+writeLines(c(lines, "", kept), results)
