@@ -29,8 +29,9 @@ python_icechunk <- function() {
   py <- venv_python_path(venv)
   check <- "import icechunk, zarr, numpy; assert icechunk.__version__.startswith('2.3')"
   if (!file.exists(py) || run_python_command(py, c("-c", check))$status != 0L) {
-    base <- system_python()
-    if (!nzchar(base)) testthat::skip("Python 3.11 or later (python3) is not available: Icechunk is not tested")
+    # icechunk 2.3 needs Python 3.12 or later
+    base <- system_python("3.12", c("python3.13", "python3.12", "python3"))
+    if (!nzchar(base)) testthat::skip("Python 3.12 or later is not available: Icechunk is not tested")
     if (!file.exists(py)) {
       res <- run_python_command(base, c("-m", "venv", venv))
       if (res$status != 0L || !file.exists(py)) {

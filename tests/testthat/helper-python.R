@@ -35,12 +35,16 @@ run_python_command <- function(cmd, args) {
 }
 
 # The system Python, or "" when there is none fit for zarr-python 3.
-system_python <- function() {
-  for (name in c("python3", "python")) {
+# The first of the Python commands `names` that is at least version `min`,
+# or "" (zarr-python 3.4 and icechunk need 3.12, which pyenv may offer as
+# python3.12 beside an older python3).
+system_python <- function(min = "3.11", names = c("python3", "python")) {
+  for (name in names) {
     py <- Sys.which(name)
     if (!nzchar(py)) next
-    ver <- run_python_command(py, c("-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
-    if (ver$status == 0L && package_version(trimws(ver$output)) >= "3.11") return(unname(py))
+    ver <- tryCatch(run_python_command(py, c("-c", "import sys; print('%d.%d' % sys.version_info[:2])")),
+                    error = function(e) list(status = 1L))
+    if (ver$status == 0L && package_version(trimws(ver$output)) >= min) return(unname(py))
   }
   ""
 }

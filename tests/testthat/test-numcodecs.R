@@ -15,18 +15,7 @@ numcodecs_cache <- new.env(parent = emptyenv())
 
 # The first of `names` that runs and is Python `min` or later ("" if none):
 # a pyenv shim of a version not selected is on the PATH but does not run.
-numcodecs_base_python <- function(names, min) {
-  for (name in names) {
-    py <- Sys.which(name)
-    if (!nzchar(py)) next
-    ok <- tryCatch({
-      v <- run_python_command(py, c("-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
-      v$status == 0L && package_version(trimws(v$output)) >= min
-    }, error = function(e) FALSE)
-    if (ok) return(unname(py))
-  }
-  ""
-}
+numcodecs_base_python <- function(names, min) system_python(min, names)
 
 # The Python of the venv of one writer, made on first use in
 # ZARR_TEST_NUMCODECS_VENV (else the session's temporary folder).

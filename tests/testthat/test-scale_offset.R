@@ -15,16 +15,7 @@ python_cast <- function() {
   py <- venv_python_path(venv)
   ok <- function() file.exists(py) && run_python_command(py, c("-c", "import zarr, cast_value_rs"))$status == 0L
   if (!ok()) {
-    base <- ""
-    for (name in c("python3.13", "python3.12", "python3")) {
-      cand <- Sys.which(name)
-      if (!nzchar(cand)) next
-      v <- run_python_command(cand, c("-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
-      if (v$status == 0L && package_version(trimws(v$output)) >= "3.12") {
-        base <- unname(cand)
-        break
-      }
-    }
+    base <- system_python("3.12", c("python3.13", "python3.12", "python3"))
     if (!nzchar(base)) testthat::skip("zarr-python 3.4 needs Python 3.12 or later")
     res <- run_python_command(base, c("-m", "venv", venv))
     if (res$status != 0L) stop(sprintf("could not create a venv in '%s':\n%s", venv, res$output), call. = FALSE)
