@@ -7,29 +7,12 @@
 local_fault_proxy <- function(upstream, env = parent.frame()) {
   py <- http_server_python()
   if (!nzchar(py)) testthat::skip("python3 (>= 3.7) is needed to run the fault-injecting proxy")
-  out <- tempfile("fault-proxy-", fileext = ".out")
-  err <- tempfile("fault-proxy-", fileext = ".err")
   args <- c(testthat::test_path("fault_proxy.py"), "--upstream", upstream, "--parent-pid", Sys.getpid(),
             "--max-seconds", "600")
-  withr::with_envvar(c(LD_LIBRARY_PATH = NA), {
-    system2(py, shQuote(args), stdout = out, stderr = err, wait = FALSE)
-  })
-  withr::local_envvar(c(no_proxy = "127.0.0.1,localhost", NO_PROXY = "127.0.0.1,localhost"),
-                      .local_envir = env)
-  deadline <- Sys.time() + 10
-  line <- character(0)
-  repeat {
-    if (file.exists(out)) line <- grep("^PORT ", readLines(out, warn = FALSE), value = TRUE)
-    if (length(line)) break
-    if (Sys.time() > deadline) {
-      msg <- if (file.exists(err)) paste(readLines(err, warn = FALSE), collapse = "\n") else ""
-      stop("the fault proxy did not start within 10 s: ", msg)
-    }
-    Sys.sleep(0.05)
-  }
-  parts <- strsplit(line[1L], " ", fixed = TRUE)[[1]]
-  port <- as.integer(parts[2L])
-  pid <- as.integer(parts[4L])
+  started <- start_port_process(py, args, "the fault proxy", env)
+  port <- started$port
+  pid <- started$pid
+  err <- started$err
   withr::defer(tools::pskill(pid), envir = env)
   list(url = sprintf("http://127.0.0.1:%d", port), port = port, pid = pid, err = err)
 }

@@ -17,22 +17,16 @@ http_server_python <- function() {
   ""
 }
 
-# Serve the folder `root`; returns list(url, port, pid, stop). Options are
-# those of http_server.py: a delay before each answer, HTML for every path,
-# no support for Range headers.
-local_http_server <- function(root, delay_ms = 0, html = FALSE, no_ranges = FALSE,
-                              env = parent.frame()) {
-  py <- http_server_python()
-  if (!nzchar(py)) testthat::skip("python3 (>= 3.7) is needed to run the test HTTP server")
-  script <- testthat::test_path("http_server.py")
-  out <- tempfile("http-server-", fileext = ".out")
-  err <- tempfile("http-server-", fileext = ".err")
-  args <- c(script, root, "--max-seconds", "300", "--parent-pid", Sys.getpid(),
-            "--delay-ms", delay_ms, if (html) "--html", if (no_ranges) "--no-ranges")
+# Start the Python script of `args` (one that prints "PORT <port> PID
+# <pid>" once it listens on 127.0.0.1) in the background, requests to
+# loopback bypassing any proxy of the environment until `env` ends; returns
+# list(port, pid, err), or stops naming `what` when it has not started in 10 s.
+start_port_process <- function(py, args, what, env) {
+  out <- tempfile("port-process-", fileext = ".out")
+  err <- tempfile("port-process-", fileext = ".err")
   withr::with_envvar(c(LD_LIBRARY_PATH = NA), {
     system2(py, shQuote(args), stdout = out, stderr = err, wait = FALSE)
   })
-  # Requests to the server must not go through a proxy from the environment.
   withr::local_envvar(c(no_proxy = "127.0.0.1,localhost", NO_PROXY = "127.0.0.1,localhost"),
                       .local_envir = env)
   deadline <- Sys.time() + 10
@@ -42,13 +36,27 @@ local_http_server <- function(root, delay_ms = 0, html = FALSE, no_ranges = FALS
     if (length(line)) break
     if (Sys.time() > deadline) {
       msg <- if (file.exists(err)) paste(readLines(err, warn = FALSE), collapse = "\n") else ""
-      stop("the test HTTP server did not start within 10 s: ", msg)
+      stop(what, " did not start within 10 s: ", msg)
     }
     Sys.sleep(0.05)
   }
   parts <- strsplit(line[1L], " ", fixed = TRUE)[[1]]
-  port <- as.integer(parts[2L])
-  pid <- as.integer(parts[4L])
+  list(port = as.integer(parts[2L]), pid = as.integer(parts[4L]), err = err)
+}
+
+# Serve the folder `root`; returns list(url, port, pid, stop). Options are
+# those of http_server.py: a delay before each answer, HTML for every path,
+# no support for Range headers.
+local_http_server <- function(root, delay_ms = 0, html = FALSE, no_ranges = FALSE,
+                              env = parent.frame()) {
+  py <- http_server_python()
+  if (!nzchar(py)) testthat::skip("python3 (>= 3.7) is needed to run the test HTTP server")
+  script <- testthat::test_path("http_server.py")
+  args <- c(script, root, "--max-seconds", "300", "--parent-pid", Sys.getpid(),
+            "--delay-ms", delay_ms, if (html) "--html", if (no_ranges) "--no-ranges")
+  started <- start_port_process(py, args, "the test HTTP server", env)
+  port <- started$port
+  pid <- started$pid
   stopped <- FALSE
   stop_server <- function() {
     if (!stopped) {
