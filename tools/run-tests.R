@@ -7,8 +7,34 @@ library(testthat)
 # Snapshot tests run here (they skip "on CRAN").
 Sys.setenv(NOT_CRAN = "true")
 library(zarr)
+
+# The progress reporter prints a failure where it happens, far above the
+# summary; a CI log that keeps only its tail would lose it. This one also
+# lists every failure, one line each, just before the summary.
+ListingReporter <- R6::R6Class("ListingReporter", inherit = ProgressReporter,
+  public = list(
+    broken = character(),
+    add_result = function(context, test, result) {
+      if (inherits(result, c("expectation_failure", "expectation_error"))) {
+        msg <- strsplit(conditionMessage(result), "\n", fixed = TRUE)[[1]]
+        self$broken <- c(self$broken, sprintf("%s: %s: %s", self$file_name,
+          test, paste(utils::head(msg, 3), collapse = " | ")))
+      }
+      super$add_result(context, test, result)
+    },
+    end_reporter = function() {
+      if (length(self$broken) > 0) {
+        self$cat_line()
+        self$rule("Failed tests", line = 2)
+        self$cat_line(self$broken)
+      }
+      super$end_reporter()
+    }
+  )
+)
+
 res <- test_dir("tests/testthat", package = "zarr", load_package = "installed",
-                reporter = ProgressReporter$new(show_praise = FALSE), stop_on_failure = FALSE)
+                reporter = ListingReporter$new(show_praise = FALSE), stop_on_failure = FALSE)
 df <- as.data.frame(res)
 failed <- sum(df$failed) + sum(df$error)
 quit(status = if (failed > 0) 1 else 0)
