@@ -17,6 +17,7 @@ pub mod node;
 pub mod pages;
 pub mod panics;
 pub mod pool;
+pub mod runtime;
 pub mod selection;
 pub mod steer;
 pub mod store;

@@ -1,62 +1,13 @@
-//! The package's own rayon pool. R owns the process, so we never touch
-//! rayon's global pool (another package may configure it); the pool is
-//! rebuilt only when the requested thread count changes, or in a forked child.
+//! Tasks on the package's own pool (`crate::runtime::pool`): the thread
+//! budget of each task, interrupts asked on R's thread, progress.
 
 use crate::error::{Result, ZarrError};
-use crate::steer::Steer;
-use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The pool's threads, and what keeps them off the caller's CPU.
-pub struct Workers {
-    pub pool: ThreadPool,
-    steer: Steer,
-}
-
-/// The pool: its thread count, the process it was made in, its workers.
-static POOL: Slot = Mutex::new(None);
-
-/// The pool with `threads` workers (at least one).
-///
-/// A pool made before the process forked (`parallel::mclapply()`) has no
-/// threads in the child: work handed to it would never run and the caller
-/// would wait for ever. The child gets a pool of its own; the inherited
-/// one is never dropped, since its threads are not there to be told.
-pub fn pool(threads: usize) -> Arc<Workers> {
-    pool_in(&POOL, threads)
-}
-
-/// The slot that `pool` keeps the pool in.
-type Slot = Mutex<Option<(usize, u32, Arc<Workers>)>>;
-
-/// `pool` over a given slot, so that a test can have one no other test
-/// touches (tests run in parallel, and one asking for another thread
-/// count replaces the shared pool).
-fn pool_in(slot: &Slot, threads: usize) -> Arc<Workers> {
-    let threads = threads.max(1);
-    let pid = std::process::id();
-    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
-    match guard.take() {
-        Some((n, made_in, p)) if made_in == pid && n == threads => {
-            *guard = Some((n, made_in, Arc::clone(&p)));
-            return p;
-        }
-        Some((_, made_in, p)) if made_in != pid => std::mem::forget(p),
-        _ => {}
-    }
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("zarr-worker-{i}"))
-        .build()
-        .expect("the zarr thread pool could not be started");
-    let steer = Steer::of(&pool);
-    let p = Arc::new(Workers { pool, steer });
-    *guard = Some((threads, pid, Arc::clone(&p)));
-    p
-}
+pub use crate::runtime::{pool, Workers};
 
 thread_local! {
     // (thread budget of the running task, threads of the whole operation);
@@ -81,6 +32,8 @@ struct Watch {
     last: Instant,
     hit: bool,
     progress: Arc<Progress>,
+    /// Told of the first stop (see `tell_on_interrupt`).
+    hooks: Vec<Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Items done and to do in the outermost runs of tasks of one call.
@@ -104,6 +57,7 @@ pub fn with_interrupt_check<R>(check: Check, f: impl FnOnce() -> R) -> R {
         last: Instant::now(),
         hit: false,
         progress: Arc::default(),
+        hooks: Vec::new(),
     };
     let before = WATCH.with(|w| w.replace(Some(watch)));
     struct Restore(Option<Watch>);
@@ -113,6 +67,34 @@ pub fn with_interrupt_check<R>(check: Check, f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(before);
+    f()
+}
+
+/// Run `f` with `hook` told (on this thread) when the interrupt check says
+/// stop: threads that wait for something other than this thread's tasks
+/// (values a fetch hands over) are woken by it instead of polling. On a
+/// thread without an interrupt check, just `f`.
+pub fn tell_on_interrupt<R>(hook: Arc<dyn Fn() + Send + Sync>, f: impl FnOnce() -> R) -> R {
+    let added = WATCH.with(|w| match w.borrow_mut().as_mut() {
+        Some(w) => {
+            w.hooks.push(hook);
+            true
+        }
+        None => false,
+    });
+    struct Pop(bool);
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            if self.0 {
+                WATCH.with(|w| {
+                    if let Some(w) = w.borrow_mut().as_mut() {
+                        w.hooks.pop();
+                    }
+                });
+            }
+        }
+    }
+    let _pop = Pop(added);
     f()
 }
 
@@ -143,12 +125,18 @@ pub fn interrupted() -> bool {
             if hit {
                 INTERRUPTS_SEEN.fetch_add(1, Ordering::Relaxed);
             }
-            WATCH.with(|w| {
-                if let Some(w) = w.borrow_mut().as_mut() {
-                    w.hit |= hit;
-                    w.last = Instant::now();
-                }
+            let hooks = WATCH.with(|w| {
+                let mut w = w.borrow_mut();
+                let w = w.as_mut()?;
+                let first = hit && !w.hit;
+                w.hit |= hit;
+                w.last = Instant::now();
+                first.then(|| w.hooks.clone())
             });
+            // Called with no borrow held, and no lock of the caller's.
+            for hook in hooks.unwrap_or_default() {
+                hook();
+            }
             hit
         }
     }
@@ -310,14 +298,13 @@ pub fn run_tasks<T: Sync>(
             slot.get_or_insert_with(interrupted_error);
         }
     };
-    // Workers still running; the caller, once out of items, waits on this
-    // instead of in rayon, so that it can keep asking whether to stop.
-    let running = (Mutex::new(used - 1), Condvar::new());
-    let worker = || {
+    // Each worker says when it is done; the caller, once out of items,
+    // waits for that here instead of in rayon, so that it can keep asking
+    // whether to stop.
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let worker = |done: mpsc::Sender<()>| {
         with_budget(share, total, work);
-        let mut n = running.0.lock().unwrap_or_else(|e| e.into_inner());
-        *n -= 1;
-        running.1.notify_all();
+        let _ = done.send(());
     };
     let workers = pool(total.max(2) - 1);
     if rayon::current_thread_index().is_none() {
@@ -327,8 +314,10 @@ pub fn run_tasks<T: Sync>(
     }
     workers.pool.in_place_scope(|s| {
         for _ in 1..used {
-            s.spawn(|_| worker());
+            let done = done_tx.clone();
+            s.spawn(move |_| worker(done));
         }
+        drop(done_tx);
         with_budget(share, total, || {
             while let Some(run) = claim() {
                 let go_on = items[run].iter().all(|item| {
@@ -341,13 +330,10 @@ pub fn run_tasks<T: Sync>(
             }
         });
         if checks_interrupts() {
-            let mut n = running.0.lock().unwrap_or_else(|e| e.into_inner());
-            while *n > 0 {
-                n = running
-                    .1
-                    .wait_timeout(n, CHECK_EVERY)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+            // Ends when every worker has sent or gone (a panic).
+            while let Err(mpsc::RecvTimeoutError::Timeout) | Ok(()) =
+                done_rx.recv_timeout(CHECK_EVERY)
+            {
                 stop_if_asked();
             }
         }
@@ -485,18 +471,5 @@ mod tests {
             .unwrap();
             assert_eq!(again.load(Ordering::Relaxed), 400);
         }
-    }
-
-    #[test]
-    fn pool_has_the_requested_threads_and_is_reused() {
-        let slot = super::Slot::new(None);
-        let a = super::pool_in(&slot, 2);
-        assert_eq!(a.pool.current_num_threads(), 2);
-        let b = super::pool_in(&slot, 2);
-        assert!(std::sync::Arc::ptr_eq(&a, &b));
-        let c = super::pool_in(&slot, 0);
-        assert_eq!(c.pool.current_num_threads(), 1);
-        assert!(!std::sync::Arc::ptr_eq(&a, &c));
-        assert_eq!(super::pool(3).pool.current_num_threads(), 3);
     }
 }

@@ -1,9 +1,10 @@
 //! The engine's modules in layers, each importing only from the layers
 //! below it, so that there is no import cycle (ARCHITECTURE.md): leaves
-//! (errors, layout kernels, data types, R's NA values), then the runtime,
-//! stores and codecs, metadata, conversion, CF, nodes and the engine, and
-//! the R bindings on top. The test reads the sources and fails on any use
-//! of `crate::<module>` that points up or sideways.
+//! (errors, layout kernels, data types, R's NA values), then the runtime
+//! (pool, async runtimes, clients), stores and codecs, metadata,
+//! conversion, CF, nodes and the engine, and the R bindings on top. The
+//! test reads the sources and fails on any use of `crate::<module>` that
+//! points up or sideways.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ const LAYERS: &[&str] = &[
     "dtype",
     "fill",
     "steer",
+    "runtime",
     "pool",
     "pages",
     "selection",

@@ -64,6 +64,7 @@ impl StartedFetch {
     ) -> Result<StartedFetch> {
         let in_flight = in_flight.max(1);
         let arrivals = Arc::new(Arrivals::new(in_flight, requests.len()));
+        let cancel = Arc::clone(&arrivals.cancel);
         let (theirs, list) = (Arc::clone(&arrivals), requests.clone());
         let grew: GrewFn = if streamed {
             let theirs = Arc::clone(&arrivals);
@@ -75,8 +76,11 @@ impl StartedFetch {
             .name("zarr-prefetch".into())
             .spawn(move || {
                 let _over = theirs.fetching();
-                store.get_each_growing(&list, in_flight, grew, &mut |i, got| {
-                    theirs.push((i, Event::Done(got)))
+                // Requests (and their retries) end when the read stops.
+                crate::runtime::with_cancel(cancel, || {
+                    store.get_each_growing(&list, in_flight, grew, &mut |i, got| {
+                        theirs.push((i, Event::Done(got)))
+                    })
                 });
             })
             .map_err(|e| ZarrError::Io(format!("cannot start a thread to fetch with: {e}")))?;
@@ -181,7 +185,12 @@ fn run_fetch(
         }
         None => StartedFetch::start(Arc::clone(store), requests.to_vec(), in_flight, streamed)?,
     };
-    let done = take(&fetch.arrivals);
+    // An interrupt that R's thread sees between two values (while it
+    // decodes) wakes the threads waiting for values.
+    let arrivals = Arc::clone(&fetch.arrivals);
+    let hook: Arc<dyn Fn() + Send + Sync> =
+        Arc::new(move || arrivals.stop_with(&crate::pool::interrupted_error()));
+    let done = crate::pool::tell_on_interrupt(hook, || take(&fetch.arrivals));
     fetch.arrivals.close();
     let fetcher = fetch.fetcher.take();
     // A read that stopped early (an error, an interrupt) does not wait for
@@ -208,8 +217,9 @@ struct Arrivals {
     told: Vec<AtomicBool>,
     /// How many values there are.
     n: usize,
-    /// `pool::interrupts_seen()` when the fetch began.
-    interrupts: u64,
+    /// Raised when no task takes values any more: the fetcher's requests
+    /// and their retries stop at once.
+    cancel: Arc<crate::runtime::Cancel>,
 }
 
 struct Queue {
@@ -226,8 +236,9 @@ struct Queue {
     done_taken: usize,
 }
 
-/// How often a task waiting for a value asks whether to stop.
-const WAIT_STEP: Duration = Duration::from_millis(20);
+/// How often R's thread, waiting for a value, asks R whether to stop (the
+/// other threads wait until they are woken).
+const ASK_EVERY: Duration = Duration::from_millis(20);
 
 /// A started fetch whose values nobody has come for in this long was left
 /// behind (its read never ran: R's allocation of the result jumped out on
@@ -259,7 +270,7 @@ impl Arrivals {
             cap,
             told: (0..n).map(|_| AtomicBool::new(false)).collect(),
             n,
-            interrupts: crate::pool::interrupts_seen(),
+            cancel: Arc::default(),
         }
     }
 
@@ -277,16 +288,20 @@ impl Arrivals {
         let since = Instant::now();
         let mut q = self.lock();
         while q.taking && q.items.len() >= self.cap {
-            if !q.met && since.elapsed() > UNMET_AFTER {
+            let left = UNMET_AFTER.saturating_sub(since.elapsed());
+            if !q.met && left.is_zero() {
                 q.taking = false;
                 q.items.clear();
                 break;
             }
-            q = self
-                .changed
-                .wait_timeout(q, WAIT_STEP)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            q = if q.met {
+                self.changed.wait(q).unwrap_or_else(|e| e.into_inner())
+            } else {
+                self.changed
+                    .wait_timeout(q, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            };
         }
         if !q.taking {
             return false;
@@ -337,13 +352,23 @@ impl Arrivals {
                     "the fetch of the read ended before all its values arrived".into(),
                 ));
             }
+            if !crate::pool::checks_interrupts() {
+                // Woken by a value, the fetch's end or a stop (an error,
+                // or an interrupt R's thread saw: `run_fetch`'s hook).
+                q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
             q = self
                 .changed
-                .wait_timeout(q, WAIT_STEP)
+                .wait_timeout(q, ASK_EVERY)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
-            // R's thread asks; the others learn of an interrupt it saw.
-            if crate::pool::interrupted() || crate::pool::interrupts_seen() != self.interrupts {
+            // The check runs R code and may tell the hook, which locks the
+            // queue: asked without the lock.
+            drop(q);
+            let stop = crate::pool::interrupted();
+            q = self.lock();
+            if stop {
                 let why = crate::pool::interrupted_error();
                 self.stop_locked(&mut q, &why);
                 return Err(why);
@@ -363,6 +388,7 @@ impl Arrivals {
         q.taking = false;
         q.met = true;
         q.items.clear();
+        self.cancel.cancel();
         self.changed.notify_all();
     }
 
@@ -377,6 +403,7 @@ impl Arrivals {
         q.taking = false;
         q.met = true;
         q.items.clear();
+        self.cancel.cancel();
         self.changed.notify_all();
     }
 }

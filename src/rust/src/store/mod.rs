@@ -4,7 +4,7 @@
 
 use crate::error::{Result, ZarrError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 pub(crate) mod escape;
@@ -313,19 +313,6 @@ pub(crate) fn read_only_error(described: &str, what: &str, key: &str) -> ZarrErr
     ZarrError::ReadOnly(format!("cannot {what} '{key}': {described} is read-only"))
 }
 
-/// rustls needs one process-wide crypto provider before the first TLS
-/// connection; the HTTP and object stores both install ring, which the
-/// object stores' request signing links anyway, so no second
-/// implementation is built.
-pub(crate) fn install_crypto_provider() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Another library of the process may have installed one already;
-        // either serves.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 /// `fetch(0)` to `fetch(n - 1)` on up to `workers` scoped threads, results
 /// in order. Threads take the next index as they finish, so a slow request
 /// holds up only its own thread.
@@ -345,20 +332,16 @@ pub(crate) fn fetch_concurrently<T: Send>(
     }
     let next = AtomicUsize::new(0);
     let cancel = AtomicBool::new(false);
-    let running = (Mutex::new(0usize), Condvar::new());
-    let work = || {
-        let mut done = Vec::new();
+    // Each result is sent as it is fetched; the channel closes when every
+    // fetching thread is done.
+    let (tx, rx) = mpsc::channel::<(usize, Result<T>)>();
+    let work = |tx: mpsc::Sender<(usize, Result<T>)>| {
         while !cancel.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
+            if i >= n || tx.send((i, fetch(i))).is_err() {
                 break;
             }
-            done.push((i, fetch(i)));
         }
-        let mut left = running.0.lock().unwrap_or_else(|e| e.into_inner());
-        *left -= 1;
-        running.1.notify_all();
-        done
     };
     let mut results: Vec<Option<Result<T>>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
@@ -366,39 +349,34 @@ pub(crate) fn fetch_concurrently<T: Send>(
         // A thread that cannot be started leaves its share to the others.
         let handles: Vec<_> = (0..spawned)
             .filter_map(|_| {
-                *running.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-                let h = std::thread::Builder::new().spawn_scoped(s, work).ok();
-                if h.is_none() {
-                    *running.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
-                }
-                h
+                let tx = tx.clone();
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || work(tx))
+                    .ok()
             })
             .collect();
-        let mut all = Vec::new();
         if watching && !handles.is_empty() {
-            let mut left = running.0.lock().unwrap_or_else(|e| e.into_inner());
-            while *left > 0 {
-                left = running
-                    .1
-                    .wait_timeout(left, Duration::from_millis(10))
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+            drop(tx);
+            loop {
+                match rx.recv_timeout(CHECK_EVERY) {
+                    Ok((i, r)) => results[i] = Some(r),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
                 if crate::pool::interrupted() {
                     cancel.store(true, Ordering::Relaxed);
                 }
             }
         } else {
-            *running.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-            all = work();
-        }
-        for h in handles {
-            match h.join() {
-                Ok(done) => all.extend(done),
-                Err(panic) => std::panic::resume_unwind(panic),
+            work(tx);
+            for (i, r) in rx.iter() {
+                results[i] = Some(r);
             }
         }
-        for (i, r) in all {
-            results[i] = Some(r);
+        for h in handles {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
         }
     });
     results
@@ -406,6 +384,9 @@ pub(crate) fn fetch_concurrently<T: Send>(
         .map(|r| r.unwrap_or_else(|| Err(crate::pool::interrupted_error())))
         .collect()
 }
+
+/// How often R's thread, waiting for fetches, asks whether to stop.
+const CHECK_EVERY: Duration = Duration::from_millis(10);
 
 #[cfg(test)]
 mod fs_tests;

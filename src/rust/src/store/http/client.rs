@@ -9,14 +9,14 @@
 //! the engine's pool (which `zarr_num_threads()`, `_R_CHECK_LIMIT_CORES_`
 //! and `OMP_THREAD_LIMIT` size) beyond at most two short-lived ones for
 //! host name lookups. The runtime and the connections are made on the
-//! first request, and again in a process forked after it (their sockets
-//! and poll registrations belong to the parent).
+//! first request, and again in a process forked after it (`crate::runtime`).
 
 use super::HttpOptions;
 use crate::error::{Result, ZarrError};
+use crate::runtime::{HttpIo, HttpSettings};
 use crate::store::retry::{parse_retry_after, retry_status, Transient};
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a request was for, to word messages.
@@ -54,79 +54,26 @@ impl Method {
 
 pub(super) struct Client {
     options: HttpOptions,
-    /// The process the runtime was made in, and the runtime with its client.
-    io: Mutex<Option<(u32, Arc<Io>)>>,
 }
-
-struct Io {
-    runtime: tokio::runtime::Runtime,
-    http: reqwest::Client,
-}
-
-/// The runtime and client of each set of options used in this process (by
-/// process id): a store opened again, as every `open_zarr()` of a URL
-/// does, reuses them and their open connections. Making them (TLS set-up,
-/// a new connection) cost ~5 ms of CPU, several times an open's requests.
-/// Never dropped: a forked child must not drop its parent's runtime.
-static SHARED: Mutex<Vec<(u32, HttpOptions, Arc<Io>)>> = Mutex::new(Vec::new());
 
 impl Client {
     pub fn new(options: HttpOptions) -> Client {
-        Client {
-            options,
-            io: Mutex::new(None),
-        }
+        Client { options }
     }
 
     pub fn options(&self) -> &HttpOptions {
         &self.options
     }
 
-    fn io(&self) -> Result<Arc<Io>> {
-        let pid = std::process::id();
-        let mut slot = self.io.lock().unwrap_or_else(|e| e.into_inner());
-        match slot.take() {
-            Some((made_in, io)) if made_in == pid => {
-                *slot = Some((made_in, Arc::clone(&io)));
-                return Ok(io);
-            }
-            // Dropping the parent's runtime here would deregister its
-            // sockets from a poll instance the parent still uses.
-            Some((_, io)) => std::mem::forget(io),
-            None => {}
-        }
-        let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, _, io)) = shared
-            .iter()
-            .find(|(made_in, o, _)| *made_in == pid && *o == self.options)
-        {
-            *slot = Some((pid, Arc::clone(io)));
-            return Ok(Arc::clone(io));
-        }
-        let fail = |e: String| ZarrError::Io(format!("cannot start the HTTP client: {e}"));
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .max_blocking_threads(2)
-            .thread_name("zarr-http")
-            .build()
-            .map_err(|e| fail(e.to_string()))?;
-        crate::store::install_crypto_provider();
+    /// This process's runtime and client for these options (shared by the
+    /// stores with equal options; see `crate::runtime`).
+    fn io(&self) -> Result<Arc<HttpIo>> {
         let o = &self.options;
-        let http = {
-            let _inside = runtime.enter();
-            reqwest::Client::builder()
-                .connect_timeout(o.connect_timeout)
-                .read_timeout(o.request_timeout)
-                .pool_max_idle_per_host(o.max_concurrency)
-                .redirect(reqwest::redirect::Policy::limited(10))
-                .user_agent(format!("zarr-r/{}", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| fail(error_chain(&e)))?
-        };
-        let io = Arc::new(Io { runtime, http });
-        *slot = Some((pid, Arc::clone(&io)));
-        shared.push((pid, self.options, Arc::clone(&io)));
-        Ok(io)
+        crate::runtime::http_io(HttpSettings {
+            connect_timeout: o.connect_timeout,
+            read_timeout: o.request_timeout,
+            max_idle_per_host: o.max_concurrency,
+        })
     }
 
     /// Run the future `f` makes with the client, on the calling thread.
@@ -135,7 +82,7 @@ impl Client {
         F: Future<Output = Result<T>>,
     {
         let io = self.io()?;
-        crate::store::wait::block_on(&io.runtime, f(io.http.clone()))
+        crate::store::wait::block_on(&io.runtime, f(io.client.clone()))
     }
 
     /// Send a request for `key` (`url` as shown, `full` as sent: with the

@@ -26,9 +26,10 @@ use object_store::path::Path;
 use object_store::{
     GetOptions, GetRange, ObjectStore as _, ObjectStoreExt as _, PutMode, PutOptions, PutPayload,
 };
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 mod config;
+mod refused;
 #[cfg(test)]
 mod tests;
 
@@ -42,8 +43,10 @@ pub struct ObjectStore {
     bucket: String,
     /// "" or the path of the store root in the bucket, without a final "/".
     prefix: String,
-    inner: Arc<dyn os::ObjectStore>,
-    runtime: &'static tokio::runtime::Runtime,
+    /// The process's client (its own, also in a forked child).
+    inner: Arc<crate::runtime::ProcessClient>,
+    /// The process's runtime (its own, also in a forked child).
+    runtime: crate::runtime::IoRuntime,
     read_only: bool,
     options: ObjectOptions,
 }
@@ -93,44 +96,48 @@ impl ObjectStore {
             None => anonymous_by_default(cloud, &rest, &|k| std::env::var(k).ok()),
         };
         let retry = own.retry_config();
-        let runtime = io_runtime()?;
+        // Started here, so that a failure to start it is an error of the open.
+        io_runtime()?;
         let mut settings = own.timeout_settings(&rest);
         settings.extend(builder_settings(cloud, rest));
-        let key = ClientKey {
-            cloud,
-            url: url.to_string(),
-            settings: settings.clone(),
-            anonymous,
-            retry: own.retry,
-            env: cloud_env(),
-        };
-        let inner = match shared_client(&key) {
-            Some(c) => c,
-            None => {
-                install_crypto_provider();
-                let _guard = runtime.enter();
-                let built = match cloud {
-                    Cloud::S3 => {
-                        build::<os::aws::AmazonS3Builder>(cloud, url, &settings, anonymous, retry)
-                    }
-                    Cloud::Gcs => build::<os::gcp::GoogleCloudStorageBuilder>(
-                        cloud, url, &settings, anonymous, retry,
-                    ),
-                    Cloud::Azure => build::<os::azure::MicrosoftAzureBuilder>(
-                        cloud, url, &settings, anonymous, retry,
-                    ),
-                }?;
-                keep_client(key, Arc::clone(&built));
-                built
-            }
-        };
+        // Everything the client depends on: two opens with equal recipes
+        // share one. The environment is part of it because the builders
+        // read credentials, region and endpoint from it.
+        let mut recipe: crate::runtime::ClientRecipe = vec![
+            ("cloud".into(), cloud.name().into()),
+            ("url".into(), url.to_string()),
+            ("anonymous".into(), anonymous.to_string()),
+            ("retry".into(), format!("{:?}", own.retry)),
+        ];
+        recipe.extend(
+            settings
+                .iter()
+                .map(|(k, v)| (format!("set:{k}"), v.clone())),
+        );
+        recipe.extend(
+            cloud_env()
+                .into_iter()
+                .map(|(k, v)| (format!("env:{k}"), v)),
+        );
+        let url_owned = url.to_string();
+        let inner = crate::runtime::object_client(
+            recipe,
+            Arc::new(move || {
+                let (url, s, a, r) = (url_owned.as_str(), &settings, anonymous, retry.clone());
+                match cloud {
+                    Cloud::S3 => build::<os::aws::AmazonS3Builder>(cloud, url, s, a, r),
+                    Cloud::Gcs => build::<os::gcp::GoogleCloudStorageBuilder>(cloud, url, s, a, r),
+                    Cloud::Azure => build::<os::azure::MicrosoftAzureBuilder>(cloud, url, s, a, r),
+                }
+            }),
+        )?;
         let bucket = bucket_of_url(&parsed);
         Ok(ObjectStore {
             cloud,
             bucket,
             prefix: path.as_ref().trim_matches('/').to_string(),
             inner,
-            runtime,
+            runtime: crate::runtime::IoRuntime,
             read_only,
             options: own,
         })
@@ -445,28 +452,9 @@ impl ObjectStore {
     }
 }
 
-/// The tokio runtime of this process's object stores, made on the first
-/// open and never dropped. A process forked after that gets its own: the
-/// parent's worker threads do not exist in the child, and dropping the
-/// parent's runtime there would deregister sockets the parent still uses.
+/// The tokio runtime of this process's object stores (`crate::runtime`).
 pub(crate) fn io_runtime() -> Result<&'static tokio::runtime::Runtime> {
-    static RUNTIME: Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = Mutex::new(None);
-    let pid = std::process::id();
-    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((made_in, rt)) = *slot {
-        if made_in == pid {
-            return Ok(rt);
-        }
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("zarr-object-store")
-        .enable_all()
-        .build()
-        .map_err(|e| ZarrError::Io(format!("cannot start the object stores' I/O runtime: {e}")))?;
-    let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(rt));
-    *slot = Some((pid, rt));
-    Ok(rt)
+    crate::runtime::io_runtime()
 }
 
 /// A request's task, cancelled when its read stops waiting for it (an
@@ -477,7 +465,7 @@ struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 /// finished (an interrupt drops the write's future): an upload left open
 /// keeps its parts in the bucket, billed and listed, until a lifecycle rule
 /// removes it.
-struct AbortUnfinished(Option<os::WriteMultipart>, &'static tokio::runtime::Runtime);
+struct AbortUnfinished(Option<os::WriteMultipart>, crate::runtime::IoRuntime);
 
 impl Drop for AbortUnfinished {
     fn drop(&mut self) {
@@ -520,19 +508,6 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-/// Everything a built client depends on: two opens with equal keys may
-/// share one. The environment is part of it because the builders read
-/// credentials, region and endpoint from it.
-#[derive(PartialEq)]
-struct ClientKey {
-    cloud: Cloud,
-    url: String,
-    settings: Vec<(String, String)>,
-    anonymous: bool,
-    retry: crate::store::retry::RetryPolicy,
-    env: Vec<(String, String)>,
-}
-
 /// The environment variables a cloud's builder or its HTTP client may read
 /// (credentials, endpoints, proxies, certificates).
 fn cloud_env() -> Vec<(String, String)> {
@@ -546,37 +521,6 @@ fn cloud_env() -> Vec<(String, String)> {
         .collect();
     env.sort();
     env
-}
-
-/// The most clients kept for reuse; an open with a new configuration
-/// beyond that drops the oldest.
-const KEPT_CLIENTS: usize = 16;
-
-/// Built clients by process id and key (see [`ClientKey`]).
-type KeptClient = (u32, ClientKey, Arc<dyn os::ObjectStore>);
-static CLIENTS: Mutex<Vec<KeptClient>> = Mutex::new(Vec::new());
-
-fn shared_client(key: &ClientKey) -> Option<Arc<dyn os::ObjectStore>> {
-    let pid = std::process::id();
-    let kept = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
-    kept.iter()
-        .find(|(made_in, k, _)| *made_in == pid && k == key)
-        .map(|(_, _, c)| Arc::clone(c))
-}
-
-fn keep_client(key: ClientKey, client: Arc<dyn os::ObjectStore>) {
-    let pid = std::process::id();
-    let mut kept = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
-    // A parent's clients hold connections of the parent's runtime: never
-    // dropped in a forked child, only forgotten.
-    let (mine, theirs): (Vec<KeptClient>, Vec<KeptClient>) =
-        kept.drain(..).partition(|(made_in, _, _)| *made_in == pid);
-    std::mem::forget(theirs);
-    *kept = mine;
-    if kept.len() >= KEPT_CLIENTS {
-        kept.remove(0);
-    }
-    kept.push((pid, key, client));
 }
 
 impl Store for ObjectStore {
@@ -720,8 +664,9 @@ impl Store for ObjectStore {
         // switch per piece).
         let me = Arc::new(self.clone());
         // On the fetching thread, not R's: the read that waits for these
-        // values is the one that answers an interrupt (engine/fetch.rs).
-        self.runtime.block_on(async {
+        // values is the one that answers an interrupt (engine/fetch.rs),
+        // and ends this wait, with its requests, when it stops.
+        let _ = crate::store::wait::block_on(self.runtime, async {
             let mut got = stream::iter(requests.iter().enumerate().map(|(i, (k, r))| {
                 let (me, key, range, grew) = (Arc::clone(&me), k.clone(), *r, Arc::clone(&grew));
                 let task = self
@@ -739,10 +684,11 @@ impl Store for ObjectStore {
                     Err(e) => Err(ZarrError::Io(format!("a read was cancelled: {e}"))),
                 };
                 if !arrived(i, value) {
-                    return;
+                    break;
                 }
             }
-        })
+            Ok(())
+        });
     }
 
     fn prefers_batches(&self) -> bool {
