@@ -14,7 +14,8 @@
 //! hand the same numbers to `object_store`'s own retry loop
 //! (`object/config.rs`), which retries the same failures (a body cut short
 //! is read on from where it stopped, pinned to its ETag) except that it
-//! does not read Retry-After.
+//! does not read Retry-After; its refused connections are cut at
+//! [`REFUSED_RETRIES`] by `object/refused.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -354,7 +354,11 @@ macro_rules! cloud_builder {
                 self.with_config(key, value)
             }
             fn finish(self, retry: os::RetryConfig) -> os::Result<Arc<dyn os::ObjectStore>> {
-                Ok(Arc::new(self.with_retry(retry).build()?))
+                let built = self
+                    .with_retry(retry)
+                    .with_http_connector(super::refused::RefusalLimit)
+                    .build()?;
+                Ok(Arc::new(built))
             }
         }
     };
