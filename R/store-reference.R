@@ -14,8 +14,11 @@
 #' `file://` URLs (relative paths start from the reference file's folder),
 #' `http(s)://` URLs or object store URLs (`s3://`, `gs://`, `az://`, with
 #' the credentials of [zarr_objectstore] from the environment), fetched
-#' with range requests, several at a time. A JSON set or a Parquet folder
-#' may itself be at an `http(s)://` or object store URL
+#' with range requests, several at a time, and retried, timed out and
+#' limited by the network options of [zarr_options()] (`max_retries`,
+#' `retry_timeout`, `connect_timeout`, `request_timeout`,
+#' `max_concurrency`) as the HTTP and object stores are. A JSON set or a
+#' Parquet folder may itself be at an `http(s)://` or object store URL
 #' (`open_zarr("s3://bucket/refs.parq")`): the folder's `.zmetadata` is
 #' read on opening and each `refs.N.parq` file when its chunks are first
 #' read. Other protocols raise
@@ -65,7 +68,10 @@ zarr_refstore <- R6::R6Class("zarr_refstore",
       }
       super$initialize(read_only = TRUE)
       root <- if (is.null(local_root)) "" else enc2utf8(path.expand(local_root))
-      handle <- rz_store_reference(enc2utf8(path.expand(location)), root, as.double(max_keys))
+      net <- network_options()
+      network <- as.double(c(net$max_retries, net$retry_timeout, net$connect_timeout, net$request_timeout,
+                             net$max_concurrency %||% 16L))
+      handle <- rz_store_reference(enc2utf8(path.expand(location)), root, as.double(max_keys), network)
       private$handle <- with_context(zarr_call(handle), sprintf("reference set '%s'", location))
       private$.location <- location
     }

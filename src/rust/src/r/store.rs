@@ -18,13 +18,18 @@ fn rz_store_local(root: &str, read_only: bool, create: bool, fsync: bool, atomic
 }
 
 /// A read-only store of fsspec references: a JSON file (v0 or v1), or a
-/// folder of Parquet references.
+/// folder of Parquet references. `network` holds the network options of
+/// its remote targets, as for `rz_store_http`.
 /// @noRd
 #[extendr]
-fn rz_store_reference(location: &str, local_root: &str, max_keys: f64) -> Robj {
+fn rz_store_reference(location: &str, local_root: &str, max_keys: f64, network: &[f64]) -> Robj {
     let limits = crate::store::reference::RefLimits {
         max_keys: max_keys as u64,
         local_root: (!local_root.is_empty()).then(|| local_root.into()),
+        network: match network {
+            &[r, rt, ct, qt, mc] => network_options(r as i32, rt, ct, qt, mc as i32),
+            _ => Default::default(),
+        },
         ..Default::default()
     };
     guard(|| {
@@ -52,8 +57,30 @@ fn rz_store_http(
     request_timeout: f64,
     max_concurrency: i32,
 ) -> Robj {
+    let options = network_options(
+        max_retries,
+        retry_timeout,
+        connect_timeout,
+        request_timeout,
+        max_concurrency,
+    );
+    guard(|| {
+        Ok(store_value(Arc::new(
+            crate::store::HttpStore::with_options(url, options)?,
+        )))
+    })
+}
+
+/// The network options as `zarr_options()` checked them (times in seconds).
+fn network_options(
+    max_retries: i32,
+    retry_timeout: f64,
+    connect_timeout: f64,
+    request_timeout: f64,
+    max_concurrency: i32,
+) -> crate::store::http::HttpOptions {
     let secs = |s: f64| std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
-    let options = crate::store::http::HttpOptions {
+    crate::store::http::HttpOptions {
         connect_timeout: secs(connect_timeout),
         request_timeout: secs(request_timeout),
         max_concurrency: max_concurrency.max(1) as usize,
@@ -61,12 +88,7 @@ fn rz_store_http(
             max_retries: max_retries.max(0) as usize,
             retry_timeout: secs(retry_timeout),
         },
-    };
-    guard(|| {
-        Ok(store_value(Arc::new(
-            crate::store::HttpStore::with_options(url, options)?,
-        )))
-    })
+    }
 }
 
 /// A store in S3, GCS or Azure at `url`. `keys`/`values` are the builder

@@ -52,6 +52,8 @@ pub struct RefLimits {
     /// When set, local targets must lie in this folder (links resolved);
     /// others fail to read with `InvalidKey`. None: any local file.
     pub local_root: Option<PathBuf>,
+    /// How the stores of network targets connect and retry.
+    pub network: crate::store::http::HttpOptions,
 }
 
 impl Default for RefLimits {
@@ -61,6 +63,7 @@ impl Default for RefLimits {
             max_keys: 10_000_000,
             max_seconds: 60.0,
             local_root: None,
+            network: crate::store::http::HttpOptions::default(),
         }
     }
 }
@@ -106,13 +109,14 @@ impl RefStore {
 
     /// `from_json` within `limits`.
     pub fn from_json_with(bytes: &[u8], base: &str, limits: RefLimits) -> Result<RefStore> {
+        let pool = HttpPool::new(limits.network);
         let mut targets = Targets::new(Base::new(base)?, limits)?;
         let refs = json::parse(bytes, &mut targets)?;
         Ok(RefStore {
             refs,
             any_http: AtomicBool::new(targets.any_http),
             source: Source::Json { base: targets.base },
-            http: Arc::default(),
+            http: Arc::new(pool),
         })
     }
 
@@ -125,12 +129,13 @@ impl RefStore {
 
     /// `from_parquet_dir` within `limits`.
     pub fn from_parquet_dir_with(path: &str, limits: RefLimits) -> Result<RefStore> {
+        let pool = HttpPool::new(limits.network);
         let (lazy, refs) = parquet::LazyRefs::open(path, limits)?;
         Ok(RefStore {
             refs,
             any_http: AtomicBool::new(false),
             source: Source::Parquet(Box::new(lazy)),
-            http: Arc::default(),
+            http: Arc::new(pool),
         })
     }
 
@@ -172,7 +177,7 @@ impl RefStore {
                     || s == "https"
                     || super::object::cloud_of_url(location).is_some() =>
             {
-                let pool = Arc::new(HttpPool::default());
+                let pool = Arc::new(HttpPool::new(limits.network));
                 let (path, query) = remote::split_http_url(location);
                 // A server that hides which keys exist (S3 without list
                 // rights) refuses a missing .zmetadata with 403: that

@@ -9,9 +9,19 @@ use super::*;
 #[derive(Default)]
 pub(super) struct HttpPool {
     pub(super) stores: Mutex<HashMap<String, Arc<dyn Store>>>,
+    /// The network options of the reference store (`zarr_options()`):
+    /// every target store connects, times out and retries by them.
+    options: crate::store::http::HttpOptions,
 }
 
 impl HttpPool {
+    pub(super) fn new(options: crate::store::http::HttpOptions) -> HttpPool {
+        HttpPool {
+            stores: Mutex::default(),
+            options,
+        }
+    }
+
     pub(super) fn store(&self, base: &str) -> Result<Arc<dyn Store>> {
         let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = stores.get(base) {
@@ -20,10 +30,20 @@ impl HttpPool {
         // Object stores take their credentials and endpoint from the
         // environment (AWS_*, GOOGLE_*, AZURE_*), as fsspec does for
         // kerchunk's targets.
+        let o = &self.options;
         let s: Arc<dyn Store> = if super::object::cloud_of_url(base).is_some() {
-            Arc::new(super::ObjectStore::open(base, &[], true, None)?)
+            let secs = |d: std::time::Duration| d.as_secs_f64().to_string();
+            let own = [
+                ("max_retries", o.retry.max_retries.to_string()),
+                ("retry_timeout", secs(o.retry.retry_timeout)),
+                ("connect_timeout", secs(o.connect_timeout)),
+                ("request_timeout", secs(o.request_timeout)),
+                ("max_concurrency", o.max_concurrency.to_string()),
+            ]
+            .map(|(k, v)| (k.to_string(), v));
+            Arc::new(super::ObjectStore::open(base, &own, true, None)?)
         } else {
-            Arc::new(HttpStore::open(base)?)
+            Arc::new(HttpStore::with_options(base, *o)?)
         };
         stores.insert(base.to_string(), Arc::clone(&s));
         Ok(s)
