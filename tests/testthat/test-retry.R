@@ -99,6 +99,17 @@ test_that("the network options are checked and reach the HTTP store", {
   expect_match(conditionMessage(err), "(max_retries 1, retry_timeout 5 s)", fixed = TRUE)
 })
 
+test_that("an object store gives up on a refused connection after 3 retries, as the HTTP store does", {
+  skip_on_cran()
+  # Nothing listens on port 1, and the budget would allow 1000 retries.
+  withr::local_envvar(moto_env(list(endpoint = "http://127.0.0.1:1")))
+  withr::local_options(zarr.max_retries = 1000L, zarr.retry_timeout = 600, zarr.connect_timeout = 2)
+  s <- zarr_objectstore$new("s3://refused/x")
+  err <- expect_error(s$get("zarr.json"), class = "zarr_error_io")
+  expect_match(conditionMessage(err), "S3 bucket 'refused', key 'x/zarr.json'", fixed = TRUE)
+  expect_match(conditionMessage(err), "after 3 retries, max_retries: 1000,", fixed = TRUE)
+})
+
 test_that("each fault class alone: every full read over HTTP is exact", {
   server <- local_http_server(retry_http())
   proxy <- local_fault_proxy(server$url)
@@ -184,6 +195,67 @@ test_that("an interrupt ends a read that is waiting to retry", {
   expect_gt(fault_stats(proxy)$faults[["503"]], 1L)
 })
 
+test_that("a reference store reads its targets with the network options: retried, within the budget", {
+  dir <- withr::local_tempdir()
+  values <- 1:8
+  writeBin(values, file.path(dir, "data.bin"), size = 4L, endian = "little")
+  server <- local_http_server(dir)
+  proxy <- local_fault_proxy(server$url)
+  meta <- paste0('{"zarr_format": 3, "node_type": "array", "shape": [8], "data_type": "int32", ',
+                 '"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}}, ',
+                 '"chunk_key_encoding": {"name": "default"}, "fill_value": 0, ',
+                 '"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}')
+  refs <- file.path(dir, "refs.json")
+  target <- paste0(proxy$url, "/data.bin")
+  writeLines(sprintf('{"version": 1, "refs": {"zarr.json": %s, "c/0": ["%s", 0, 16], "c/1": ["%s", 16, 16]}}',
+                     meta, target, target), refs)
+  local_quick_network()
+  set_faults(proxy, fault_kinds, rate = 0.15, seed = 3, retry_after = 0)
+  for (i in 1:20) expect_identical(open_zarr(refs)[["/"]][], values, label = paste("read", i))
+  expect_gt(sum(unlist(fault_stats(proxy)$faults)), 2)
+  # The budget of zarr_options() ends the read, and the message says so.
+  withr::local_options(zarr.max_retries = 1L, zarr.retry_timeout = 5)
+  set_faults(proxy, "503", rate = 1)
+  err <- expect_error(open_zarr(refs)[["/"]][], class = "zarr_error_io")
+  expect_match(conditionMessage(err), target, fixed = TRUE)
+  expect_match(conditionMessage(err), "after 2 attempts in ", fixed = TRUE)
+  expect_match(conditionMessage(err), "(max_retries 1, retry_timeout 5 s)", fixed = TRUE)
+})
+
+# Read `arr` whole until R's time limit stops it after `seconds`.
+interrupted_read <- function(arr, seconds = 0.5) {
+  err <- tryCatch({
+    setTimeLimit(elapsed = seconds, transient = TRUE)
+    arr[]
+  }, error = function(e) e)
+  setTimeLimit()
+  err
+}
+
+# The requests the proxy gets in `seconds`, after `settle` seconds for the
+# ones already on their way.
+requests_within <- function(proxy, seconds = 2, settle = 0.5) {
+  Sys.sleep(settle)
+  before <- fault_stats(proxy)$requests
+  Sys.sleep(seconds)
+  fault_stats(proxy)$requests - before
+}
+
+test_that("an interrupted read over HTTP stops retrying: no request follows it", {
+  server <- local_http_server(retry_http())
+  proxy <- local_fault_proxy(server$url)
+  withr::local_options(zarr.max_retries = 1000L, zarr.retry_timeout = 600)
+  arr <- open_zarr(paste0(proxy$url, "/chunked/x"))[["/"]]
+  set_faults(proxy, "503", rate = 1)
+  err <- interrupted_read(arr)
+  expect_s3_class(err, "zarr_error_interrupted")
+  expect_gt(fault_stats(proxy)$faults[["503"]], 1L)
+  expect_identical(requests_within(proxy), 0L)
+  # The store works on once the faults are gone.
+  set_faults(proxy)
+  expect_identical(arr[], retry_values()$chunked)
+})
+
 # ---------------------------------------------------------------- S3 (moto)
 
 retry_moto <- new.env(parent = emptyenv())
@@ -234,6 +306,22 @@ test_that("each fault class alone and mixed at 15%: every full read from S3 is e
     set_faults(s3$proxy, fault_kinds, rate = 0.15, seed = seed, retry_after = 0)
     expect_all_exact(read_retry_arrays(open_s3), paste("seed", seed))
   }
+})
+
+test_that("an interrupted read from S3 stops retrying: no request follows it", {
+  s3 <- local_retry_s3()
+  base <- sprintf("s3://%s", s3$bucket)
+  direct(s3, write_retry_arrays(base))
+  local_through_proxy(s3)
+  withr::local_options(zarr.max_retries = 1000L, zarr.retry_timeout = 600)
+  arr <- open_zarr(paste0(base, "/chunked"), read_only = TRUE)[["/x"]]
+  set_faults(s3$proxy, "503", rate = 1)
+  err <- interrupted_read(arr)
+  expect_s3_class(err, "zarr_error_interrupted")
+  expect_gt(fault_stats(s3$proxy)$faults[["503"]], 1L)
+  expect_identical(requests_within(s3$proxy), 0L)
+  set_faults(s3$proxy)
+  expect_identical(arr[], retry_values()$chunked)
 })
 
 test_that("faults at 40% with a small budget on S3: classed errors, never wrong values", {
