@@ -66,6 +66,19 @@
 #' the retries a `zarr_error_io` one; every message names the bucket and
 #' the key.
 #'
+#' @section Multipart uploads:
+#' A value larger than `multipart_threshold` is uploaded in parts of
+#' `part_size`. A write that fails or is interrupted once its upload has
+#' started aborts the upload, so no parts are left behind. One case
+#' remains: when the answer to the request that starts an upload is lost
+#' (the connection drops after the server created the upload), the
+#' upload's id never reaches the client, and `object_store` has no call
+#' that lists a bucket's open uploads to find it. Such an upload stays
+#' open, invisible to listings of keys, until the bucket's lifecycle
+#' removes it: on S3 and GCS a lifecycle rule that aborts incomplete
+#' multipart uploads after some days does; Azure discards uncommitted
+#' blocks after a week by itself.
+#'
 #' @section Many writers:
 #' Each chunk is one object, written by one request: processes or machines
 #' that write disjoint, chunk-aligned regions of one array (see
