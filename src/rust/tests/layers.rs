@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "words",
     "layout",
     "key",
+    "grid",
     "dtype",
     "fill",
     "steer",

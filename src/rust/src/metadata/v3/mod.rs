@@ -125,8 +125,14 @@ fn data_type(
     Ok((data_type, FillValue::parse(fill, data_type)?, codecs))
 }
 
-fn chunk_shape(v: &Value, shape: &[u64]) -> Result<Vec<u64>> {
+/// The chunk shape of a regular grid, or each dimension's longest chunk
+/// and the grid of a rectilinear one.
+fn chunk_grid(v: &Value, shape: &[u64]) -> Result<(Vec<u64>, Option<ChunkGrid>)> {
     let (name, config) = extension(v, "chunk_grid")?;
+    if name == "rectilinear" {
+        let grid = ChunkGrid::parse_rectilinear(v.get("configuration"), shape)?;
+        return Ok((grid.longest(), Some(grid)));
+    }
     if name != "regular" {
         return Err(ZarrError::Unsupported(format!(
             "chunk grid '{name}' is not supported"
@@ -137,7 +143,7 @@ fn chunk_shape(v: &Value, shape: &[u64]) -> Result<Vec<u64>> {
         .ok_or_else(|| malformed("chunk_grid: the regular grid needs configuration.chunk_shape"))?;
     let cs = u64_list(cs, "chunk_grid: chunk_shape")?;
     check_chunk_shape(&cs, shape, "chunk_grid: chunk_shape")?;
-    Ok(cs)
+    Ok((cs, None))
 }
 
 fn chunk_key_encoding(v: &Value) -> Result<ChunkKeyEncoding> {
@@ -205,7 +211,7 @@ fn parse_array(obj: &Map<String, Value>) -> Result<ArrayMetadata> {
     // the known members mean, so it is the real reason not to open the node.
     let mut extra = extra_members(obj, &known, false)?;
     let shape = u64_list(require(obj, "shape")?, "shape")?;
-    let chunk_shape = chunk_shape(require(obj, "chunk_grid")?, &shape)?;
+    let (chunk_shape, rectilinear) = chunk_grid(require(obj, "chunk_grid")?, &shape)?;
     let chunk_key_encoding = chunk_key_encoding(require(obj, "chunk_key_encoding")?)?;
     let codecs = match require(obj, "codecs")? {
         Value::Array(c) if !c.is_empty() => c.clone(),
@@ -224,6 +230,7 @@ fn parse_array(obj: &Map<String, Value>) -> Result<ArrayMetadata> {
         shape,
         data_type,
         chunk_shape,
+        rectilinear,
         chunk_key_encoding,
         fill_value,
         codecs,
@@ -293,10 +300,11 @@ pub fn to_json(node: &NodeMetadata) -> Value {
             let (data_type, fill, codecs) = numpy_types::restore(a, &fill)
                 .unwrap_or_else(|| (a.data_type.name().into(), fill, a.codecs.clone()));
             m.insert("data_type".into(), data_type);
-            m.insert(
-                "chunk_grid".into(),
-                json!({"name": "regular", "configuration": {"chunk_shape": a.chunk_shape}}),
-            );
+            let grid = match &a.rectilinear {
+                Some(g) => g.rectilinear_json(),
+                None => json!({"name": "regular", "configuration": {"chunk_shape": a.chunk_shape}}),
+            };
+            m.insert("chunk_grid".into(), grid);
             m.insert("chunk_key_encoding".into(), a.chunk_key_encoding.to_json());
             m.insert("fill_value".into(), fill);
             m.insert("codecs".into(), Value::Array(codecs));

@@ -290,10 +290,15 @@ fn metadata_unsupported_features_name_themselves() {
         fails(&with(array_doc(), "data_type", dt), "numpy.datetime32"),
         "unsupported"
     );
+    let grid = json!({"name": "hexagonal", "configuration": {}});
+    assert_eq!(
+        fails(&with(array_doc(), "chunk_grid", grid), "hexagonal"),
+        "unsupported"
+    );
     let grid = json!({"name": "rectilinear", "configuration": {}});
     assert_eq!(
         fails(&with(array_doc(), "chunk_grid", grid), "rectilinear"),
-        "unsupported"
+        "metadata"
     );
     let cke = json!({"name": "hashed", "configuration": {}});
     assert_eq!(
@@ -303,6 +308,24 @@ fn metadata_unsupported_features_name_themselves() {
     // A core type given as an extension object is the core type.
     let a = array(&with(array_doc(), "data_type", json!({"name": "int32"})));
     assert_eq!(a.data_type, DataType::Int32);
+}
+
+#[test]
+fn metadata_rectilinear_grids_parse_and_write_back_as_runs() {
+    let shapes = json!([[[3, 3], 1], [4, 3]]);
+    let grid =
+        json!({"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": shapes}});
+    let a = array(&with(array_doc(), "chunk_grid", grid.clone()));
+    assert_eq!(a.chunk_shape, vec![3, 4]);
+    assert_eq!(a.grid_shape(), vec![4, 2]);
+    assert_eq!(to_json(&NodeMetadata::Array(a.clone()))["chunk_grid"], grid);
+    round_trips(&NodeMetadata::Array(a));
+    // Edges that stop short of the shape are refused, naming the grid.
+    let short = json!({"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[3, 3], 7]}});
+    assert_eq!(
+        fails(&with(array_doc(), "chunk_grid", short), "rectilinear"),
+        "metadata"
+    );
 }
 
 #[test]
@@ -376,10 +399,9 @@ fn metadata_bad_documents() {
     );
     assert_eq!(parse(b"").unwrap_err().kind(), "metadata");
     assert_eq!(parse(b"[3]").unwrap_err().kind(), "metadata");
-    let e = parse(
-        b"{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {\"a\": \"\xff\"}}",
-    )
-    .unwrap_err();
+    let e =
+        parse(b"{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {\"a\": \"\xff\"}}")
+            .unwrap_err();
     assert_eq!(e.kind(), "metadata");
     assert!(e.message().contains("UTF-8"), "{}", e.message());
 }
