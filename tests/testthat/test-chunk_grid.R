@@ -113,6 +113,10 @@ test_that("rectilinear chunk lengths are checked, and resize() refuses the grid 
   arr <- create_zarr()$add_array("/", "a", rectilinear_def())
   expect_error(arr$resize(c(20, 7)), class = "zarr_error_unsupported", regexp = "/a")
   expect_error(zarr_map_blocks(arr, function(b) b), class = "zarr_error_unsupported", regexp = "rectilinear")
+  strings <- define_array("string", 10)
+  strings$chunk_shape <- list(c(4, 6))
+  strings <- create_zarr()$add_array("/", "s", strings)
+  expect_error(strings[], class = "zarr_error_unsupported", regexp = "array '/s': string arrays with a rectilinear")
   v2 <- rectilinear_def()
   v2$format <- 2L
   expect_error(v2$metadata(), class = "zarr_error_unsupported", regexp = "rectilinear")
