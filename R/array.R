@@ -170,8 +170,7 @@ zarr_array <- R6::R6Class("zarr_array",
     #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
     #'   objects.
     codecs = function(value) {
-      instantiate_codecs(private$.metadata$codecs, self$data_type,
-                         unlist(private$.metadata$chunk_grid$configuration$chunk_shape))
+      instantiate_codecs(private$.metadata$codecs, self$data_type, self$chunking$chunk_shape)
     },
     #' @field dimension_names (read-only) The stored names of the
     #'   dimensions (v3 `dimension_names`, v2 `_ARRAY_DIMENSIONS`), a
@@ -435,8 +434,14 @@ array_print <- function(arr) {
   meta <- arr$metadata
   dt <- arr$data_type
   shape <- arr$shape
-  chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
-  n_chunks <- prod(ceiling(shape / chunks))
+  if (identical(meta$chunk_grid$name, "rectilinear")) {
+    grid <- arr$chunking
+    chunks <- paste0("rectilinear, up to ", paste(grid$chunk_shape, collapse = " x "))
+    n_chunks <- prod(grid$chunk_grid)
+  } else {
+    chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
+    n_chunks <- prod(ceiling(shape / chunks))
+  }
   cat("<Zarr array> ", arr$path, "\n", sep = "")
   dn <- names(dimnames(arr))
   cat("shape      : ", if (length(shape)) paste(shape, collapse = " x ") else "(scalar)",
@@ -457,9 +462,20 @@ array_chunk_regions <- function(self, n) {
     zarr_abort("argument", "`n` must be one positive whole number")
   }
   shape <- self$shape
-  chunks <- self$chunking$chunk_shape
   if (!length(shape)) return(list(list()))
-  counts <- ceiling(shape / chunks)
+  grid <- self$metadata$chunk_grid
+  # Where chunk j (0-based) of dimension d starts: j * chunk length in a
+  # regular grid (whose chunks may be too many to list), else from the
+  # grid's own lengths.
+  if (identical(grid$name, "rectilinear")) {
+    edges <- grid_edges(grid, shape)
+    counts <- lengths(edges)
+    bound <- function(d, j) c(0, cumsum(edges[[d]]))[j + 1]
+  } else {
+    chunks <- self$chunking$chunk_shape
+    counts <- ceiling(shape / chunks)
+    bound <- function(d, j) j * chunks[d]
+  }
   d <- max(which(counts == max(counts)))
   k <- min(n, counts[d])
   if (k < 1) return(list(lapply(shape, seq_len)))
@@ -468,8 +484,8 @@ array_chunk_regions <- function(self, n) {
   starts <- c(0, ends[-k])
   lapply(seq_len(k), function(i) {
     sel <- lapply(shape, function(len) seq_len(len))
-    first <- starts[i] * chunks[d] + 1
-    last <- min(ends[i] * chunks[d], shape[d])
+    first <- bound(d, starts[i]) + 1
+    last <- min(bound(d, ends[i]), shape[d])
     sel[[d]] <- seq.int(as.integer(first), as.integer(last))
     sel
   })

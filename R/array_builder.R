@@ -326,20 +326,29 @@ array_builder <- R6::R6Class("array_builder",
       portable <- self$portable
       private$.shape <- as.numeric(value)
       private$.chunk_shape <- default_chunk_shape(private$.shape)
+      private$.chunk_edges <- NULL
       if (!is.null(private$.data_type)) {
         builder_set_portable(private, portable && length(private$.codecs) > 0L)
       }
     },
     #' @field chunk_shape The chunk shape; reading it gives a
-    #'   [chunk_grid_regular].
+    #'   [chunk_grid_regular]. A list with one vector of chunk lengths per
+    #'   dimension (each summing to at least the dimension's extent) makes
+    #'   a rectilinear grid instead ([chunk_grid_rectilinear]).
     chunk_shape = function(value) {
-      if (missing(value)) return(chunk_grid_regular$new(private$.shape, private$.chunk_shape))
+      if (missing(value)) return(builder_chunk_grid(private))
       if (is.null(private$.shape)) zarr_abort("argument", "set the shape before the chunk shape")
-      check_shape(value, "chunk_shape", allow_zero = FALSE)
       if (length(value) != length(private$.shape)) {
         zarr_abort("argument", sprintf("`chunk_shape` has %d dimensions but the shape has %d",
                                        length(value), length(private$.shape)))
       }
+      if (is.list(value)) {
+        private$.chunk_edges <- check_chunk_edges(value, private$.shape)
+        private$.chunk_shape <- vapply(private$.chunk_edges, max, numeric(1))
+        return(invisible(NULL))
+      }
+      check_shape(value, "chunk_shape", allow_zero = FALSE)
+      private$.chunk_edges <- NULL
       private$.chunk_shape <- as.numeric(value)
     },
     #' @field dimension_names The names of the dimensions: a character
@@ -381,6 +390,8 @@ array_builder <- R6::R6Class("array_builder",
     .data_type = NULL,
     .shape = NULL,
     .chunk_shape = NULL,
+    # The chunk lengths of each dimension of a rectilinear grid, or NULL.
+    .chunk_edges = NULL,
     .codecs = list(),
     .attributes = NULL,
     .dimension_names = NULL,
@@ -433,6 +444,9 @@ builder_metadata <- function(self, private, format = "list") {
   if (is.null(private$.data_type) || is.null(private$.shape)) {
     zarr_abort("argument", "the array definition needs a data type and a shape")
   }
+  if (private$.format == 2L && !is.null(private$.chunk_edges)) {
+    zarr_abort("unsupported", "Zarr v2 has no rectilinear chunk grid: give `chunk_shape` as one vector")
+  }
   dt <- private$.data_type$metadata_fragment()
   attrs <- private$.attributes
   if (is.null(attrs)) attrs <- structure(list(), names = character(0))
@@ -446,7 +460,11 @@ builder_metadata <- function(self, private, format = "list") {
     node_type = "array",
     shape = as.list(private$.shape),
     data_type = dt$data_type,
-    chunk_grid = list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape))),
+    chunk_grid = if (is.null(private$.chunk_edges)) {
+      list(name = "regular", configuration = list(chunk_shape = as.list(private$.chunk_shape)))
+    } else {
+      rectilinear_grid_member(private$.chunk_edges)
+    },
     chunk_key_encoding = private$.chunk_key_encoding %||% default_keys,
     fill_value = dt$fill_value,
     codecs = if (private$.format == 2L) v2_default_order(private$.codecs, private$.order_chosen) else private$.codecs,
@@ -460,6 +478,28 @@ builder_metadata <- function(self, private, format = "list") {
   )
 }
 
+# The chunk grid a definition's `chunk_shape` reads as.
+builder_chunk_grid <- function(private) {
+  if (is.null(private$.chunk_edges)) return(chunk_grid_regular$new(private$.shape, private$.chunk_shape))
+  chunk_grid_rectilinear$new(private$.shape, private$.chunk_edges)
+}
+
+# The chunk lengths of a rectilinear `chunk_shape`: for each dimension
+# positive whole numbers that sum to at least its extent.
+check_chunk_edges <- function(value, shape) {
+  Map(function(e, n, d) {
+    ok <- is.numeric(e) && length(e) >= 1L && !anyNA(e) && all(e >= 1) && all(e == round(e))
+    if (!ok) {
+      zarr_abort("argument", sprintf("`chunk_shape[[%d]]` must be chunk lengths: positive whole numbers", d))
+    }
+    if (sum(e) < n) {
+      zarr_abort("argument", sprintf("`chunk_shape[[%d]]` sums to %s, less than the extent %s of dimension %d",
+                                     d, format(sum(e)), format(n), d))
+    }
+    as.numeric(e)
+  }, value, shape, seq_along(value))
+}
+
 builder_load <- function(self, private, metadata) {
   if (is.character(metadata)) metadata <- parse_json(metadata)
   if (!is.list(metadata) || !identical(metadata$node_type, "array")) {
@@ -469,7 +509,13 @@ builder_load <- function(self, private, metadata) {
   fill <- metadata$fill_value %||% default_fill_value(metadata$data_type)
   private$.data_type <- zarr_data_type$new(metadata$data_type, fill)
   private$.shape <- as.numeric(unlist(metadata$shape))
-  private$.chunk_shape <- as.numeric(unlist(metadata$chunk_grid$configuration$chunk_shape))
+  private$.chunk_edges <- NULL
+  if (identical(metadata$chunk_grid$name, "rectilinear")) {
+    private$.chunk_edges <- grid_edges(metadata$chunk_grid, private$.shape)
+    private$.chunk_shape <- vapply(private$.chunk_edges, max, numeric(1))
+  } else {
+    private$.chunk_shape <- as.numeric(unlist(metadata$chunk_grid$configuration$chunk_shape))
+  }
   private$.codecs <- metadata$codecs
   private$.attributes <- metadata$attributes
   private$.dimension_names <- metadata$dimension_names
@@ -486,7 +532,10 @@ builder_print <- function(self, private) {
   }
   shape <- if (is.null(private$.shape)) "(not set)" else paste(private$.shape, collapse = " x ")
   cat("shape      : ", shape, "\n", sep = "")
-  if (!is.null(private$.chunk_shape)) {
+  if (!is.null(private$.chunk_edges)) {
+    cat("chunks     : rectilinear, ", paste(vapply(private$.chunk_edges, format_edges, ""), collapse = " / "),
+        "\n", sep = "")
+  } else if (!is.null(private$.chunk_shape)) {
     cat("chunks     : ", paste(private$.chunk_shape, collapse = " x "), "\n", sep = "")
   }
   codecs <- if (length(private$.codecs)) paste(codec_names(private$.codecs), collapse = ", ") else "(none)"

@@ -131,9 +131,110 @@ chunk_grid_sharded <- R6::R6Class("chunk_grid_sharded",
   private = list(.inner_shape = NULL)
 )
 
-# The chunk grid object of array metadata: sharded when the codec chain is
-# a sharding codec.
+#' Rectilinear chunk grid
+#'
+#' @description The rectilinear chunk grid of an array (the `rectilinear`
+#' chunk grid of the Zarr extensions, as zarr-python 3.4 writes it): along
+#' each dimension the chunks have lengths of their own, listed in
+#' `chunk_edges`. An array's `chunking` is of this class when its metadata
+#' names that grid; `chunk_shape` then gives each dimension's longest chunk.
+#' Create such an array by setting a definition's `chunk_shape` to a list
+#' with one vector of chunk lengths per dimension.
+#'
+#' @docType class
+#' @export
+#' @examples
+#' def <- define_array("int32", c(10, 7))
+#' def$chunk_shape <- list(c(3, 3, 3, 1), c(4, 3))
+#' arr <- create_zarr()$add_array("/", "a", def)
+#' arr$chunking$chunk_edges
+#' arr$chunking
+chunk_grid_rectilinear <- R6::R6Class("chunk_grid_rectilinear",
+  inherit = chunk_grid_regular,
+  public = list(
+    #' @description Initialize a rectilinear chunk grid.
+    #' @param array_shape The array shape.
+    #' @param chunk_edges A list with, for each dimension, the lengths of
+    #'   its chunks in order.
+    initialize = function(array_shape, chunk_edges) {
+      super$initialize(array_shape, vapply(chunk_edges, max, numeric(1)))
+      private$.name <- "rectilinear"
+      private$.edges <- lapply(chunk_edges, as.numeric)
+    },
+    #' @description Print the chunk grid.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat("<Zarr rectilinear chunk grid>\n")
+      for (d in seq_along(private$.edges)) {
+        cat("dimension ", d, ": ", format_edges(private$.edges[[d]]), "\n", sep = "")
+      }
+      cat("chunk grid :", paste(self$chunk_grid, collapse = " x "), "chunks\n")
+      invisible(self)
+    },
+    #' @description The metadata fragment of this chunk grid.
+    #' @return A list.
+    metadata_fragment = function() list(chunk_grid = rectilinear_grid_member(private$.edges))
+  ),
+  active = list(
+    #' @field chunk_edges (read-only) A list with the lengths of the chunks
+    #'   along each dimension.
+    chunk_edges = function(value) lapply(private$.edges, as_extents),
+    #' @field chunk_grid (read-only) The number of chunks along each dimension.
+    chunk_grid = function(value) as_extents(lengths(private$.edges))
+  ),
+  private = list(.edges = NULL)
+)
+
+# "3 3 3 1" for a short list of chunk lengths, "1000 x 250, 12" (length x
+# count runs) for a long one.
+format_edges <- function(edges) {
+  if (length(edges) <= 8L) return(paste(edges, collapse = " "))
+  r <- rle(edges)
+  paste(ifelse(r$lengths > 1, paste(r$values, "x", r$lengths), r$values), collapse = ", ")
+}
+
+# The chunk_grid member of a rectilinear grid with these chunk lengths,
+# repeated lengths written as [length, count] as zarr-python writes them.
+rectilinear_grid_member <- function(edges) {
+  shapes <- lapply(edges, function(e) {
+    r <- rle(as.numeric(e))
+    Map(function(v, n) if (n > 1L) list(v, n) else v, r$values, r$lengths)
+  })
+  list(name = "rectilinear", configuration = list(kind = "inline", chunk_shapes = shapes))
+}
+
+# Each dimension's chunk lengths, as far as they hold elements of `shape`,
+# from a chunk_grid member: a regular grid's chunk shape repeated, or a
+# rectilinear grid's chunk_shapes (an integer, or a list of lengths and
+# [length, count] pairs) expanded. The engine checked the member when the
+# array was opened.
+grid_edges <- function(grid, shape) {
+  if (!identical(grid$name, "rectilinear")) {
+    chunks <- as.numeric(unlist(grid$configuration$chunk_shape))
+    return(Map(function(c, n) rep(c, ceiling(n / c)), chunks, shape))
+  }
+  Map(function(spec, n) {
+    if (!is.list(spec) && length(spec) == 1L) return(rep(as.numeric(spec), ceiling(n / spec)))
+    out <- numeric(0)
+    left <- n
+    for (e in spec) {
+      if (left <= 0) break
+      e <- as.numeric(unlist(e))
+      len <- e[[1L]]
+      count <- if (length(e) == 2L) min(e[[2L]], ceiling(left / len)) else 1
+      out <- c(out, rep(len, count))
+      left <- left - len * count
+    }
+    out
+  }, grid$configuration$chunk_shapes, shape)
+}
+
+# The chunk grid object of array metadata: rectilinear when the metadata
+# says so, sharded when the codec chain is a sharding codec.
 chunk_grid_of <- function(shape, meta) {
+  if (identical(meta$chunk_grid$name, "rectilinear")) {
+    return(chunk_grid_rectilinear$new(shape, grid_edges(meta$chunk_grid, shape)))
+  }
   chunks <- unlist(meta$chunk_grid$configuration$chunk_shape)
   codecs <- meta$codecs
   if (length(codecs) == 1L && identical(codecs[[1L]]$name, "sharding_indexed")) {

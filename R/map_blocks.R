@@ -153,6 +153,12 @@ map_blocks_job <- function(x, f, out, blocks, resume) {
     zarr_abort("argument", "`resume = TRUE` needs an `out` array: it skips the blocks stored there")
   }
   grid_of <- if (is.null(out)) x else out
+  # Blocks are whole chunks of one shape; one made of the longest chunks
+  # of a rectilinear grid would share chunks with its neighbours.
+  if (identical(grid_of$metadata$chunk_grid$name, "rectilinear")) {
+    zarr_abort("unsupported", sprintf("%s: blocks of a rectilinear chunk grid are not supported",
+                                      array_what(grid_of)))
+  }
   shape <- as.numeric(x$shape)
   chunk <- if (length(shape)) as.numeric(grid_of$chunking$chunk_shape) else numeric(0)
   ranges <- if (is.null(blocks)) chunk_blocks(shape, chunk) else user_blocks(blocks, shape, "blocks")

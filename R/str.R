@@ -38,10 +38,14 @@ str.zarr_array <- function(object, ...) {
   dt <- object$data_type
   shape <- object$shape
   dn <- names(dimnames(object))
+  chunks <- paste(unlist(object$metadata$chunk_grid$configuration$chunk_shape), collapse = ", ")
+  if (identical(object$metadata$chunk_grid$name, "rectilinear")) {
+    chunks <- paste("rectilinear, up to", paste(object$chunking$chunk_shape, collapse = ", "))
+  }
   cat(sprintf("Zarr array %s: %s [%s]%s, chunks [%s]\n", object$path, dt$data_type,
               if (length(shape)) paste(shape, collapse = ", ") else "",
               if (is.null(dn)) "" else sprintf(" (%s)", paste(dn, collapse = ", ")),
-              paste(unlist(object$metadata$chunk_grid$configuration$chunk_shape), collapse = ", ")))
+              chunks))
   invisible(NULL)
 }
 

@@ -1,4 +1,5 @@
-# Chunk grids: regular and sharded, and optimal_chunking().
+# Chunk grids: regular, sharded and rectilinear (with zarr-python 3.4's
+# arrays, rectilinear_arrays.py), and optimal_chunking().
 
 test_that("a sharded array's chunking is a chunk_grid_sharded with inner_shape", {
   def <- define_array("int32", c(10, 8))
@@ -27,4 +28,144 @@ test_that("optimal_chunking() spreads about chunk_values elements over the dimen
   expect_identical(optimal_chunking(1000, chunk_values = 300), 334L)
   expect_error(optimal_chunking(c(10, 10), weights = c(1, 0)), class = "zarr_error_argument", regexp = "weights")
   expect_error(optimal_chunking(c(10, -1)), class = "zarr_error_argument", regexp = "dim_sizes")
+})
+
+# A 10 x 7 int32 array in chunks of rows 3, 3, 3, 1 and columns 4, 3, as
+# zarr-python 3.4 writes it ([[3, 3], 1] and [4, 3]).
+rectilinear_def <- function() {
+  def <- define_array("int32", c(10, 7))
+  def$chunk_shape <- list(c(3, 3, 3, 1), c(4, 3))
+  def$remove_codec("blosc")
+  def$fill_value <- -1L
+  def
+}
+
+test_that("a rectilinear grid is written with [length, count] runs and read back chunk by chunk", {
+  root <- withr::local_tempdir()
+  arr <- create_zarr(root)$add_array("/", "a", rectilinear_def())
+  expect_identical(arr$metadata$chunk_grid$name, "rectilinear")
+  doc <- jsonlite::fromJSON(file.path(root, "a", "zarr.json"), simplifyVector = FALSE)
+  expect_identical(doc$chunk_grid$configuration$chunk_shapes, list(list(list(3L, 3L), 1L), list(4L, 3L)))
+  g <- arr$chunking
+  expect_s3_class(g, "chunk_grid_rectilinear")
+  expect_identical(g$chunk_edges, list(c(3L, 3L, 3L, 1L), c(4L, 3L)))
+  expect_identical(g$chunk_shape, c(3L, 4L))
+  expect_identical(g$chunk_grid, c(4L, 2L))
+  expect_output(print(g), "dimension 1: 3 3 3 1")
+  x <- matrix(1:70, 10, 7)
+  arr$write(x)
+  expect_identical(arr[], x)
+  # Chunk (1, 1) holds rows 4-6 and columns 5-7: 3 x 3 elements.
+  raw <- readBin(file.path(root, "a", "c", "1", "1"), "raw", 100)
+  expect_identical(length(raw), 36L)
+  expect_identical(sort(list.files(file.path(root, "a", "c"), recursive = TRUE)),
+                   sort(paste(rep(0:3, 2), rep(0:1, each = 4), sep = "/")))
+  # Parts across chunk borders, index vectors, and writes of parts.
+  expect_identical(arr[3:8, 4:5], x[3:8, 4:5])
+  expect_identical(arr[c(10, 1, 4), c(7, 1)], x[c(10, 1, 4), c(7, 1)])
+  arr[9:10, 2:6] <- matrix(-5L, 2, 5)
+  x[9:10, 2:6] <- -5L
+  expect_identical(arr[], x)
+  arr[4:6, 5:7] <- NA
+  x[4:6, 5:7] <- NA
+  expect_identical(arr[], x)
+  # Fill value only: the chunk is erased, as in a regular grid.
+  expect_false(file.exists(file.path(root, "a", "c", "1", "1")))
+  expect_output(print(arr), "rectilinear, up to 3 x 4 \\(8 chunks\\)")
+})
+
+test_that("chunk_regions() follows a rectilinear grid", {
+  arr <- create_zarr()$add_array("/", "a", rectilinear_def())
+  regions <- arr$chunk_regions(2)
+  expect_identical(regions, list(list(1:6, 1:7), list(7:10, 1:7)))
+  expect_identical(lengths(arr$chunk_regions(10)[[4]]), c(1L, 7L))
+  expect_identical(arr$chunk_regions(10)[[4]][[1]], 10L)
+})
+
+test_that("a rectilinear grid with sharding reads and writes shards of two shapes", {
+  def <- define_array("float64", c(12, 8))
+  def$chunk_shape <- list(c(4, 4, 2, 2), c(4, 4))
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  arr <- create_zarr()$add_array("/", "s", def)
+  x <- matrix(seq_len(96) / 4, 12, 8)
+  arr$write(x)
+  expect_identical(arr[], x)
+  expect_identical(arr[3:11, 2:7], x[3:11, 2:7])
+  arr[10, 3] <- 0.125
+  x[10, 3] <- 0.125
+  expect_identical(arr[], x)
+  # A shard length that does not hold whole inner chunks is refused when
+  # the engine opens the array, as in a regular grid.
+  bad <- define_array("float64", c(12, 8))
+  bad$chunk_shape <- list(c(4, 3, 5), c(4, 4))
+  bad$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  bad <- create_zarr()$add_array("/", "b", bad)
+  expect_error(bad[], class = "zarr_error_metadata", regexp = "does not divide the shard shape \\[3, 4\\]")
+})
+
+test_that("rectilinear chunk lengths are checked, and resize() refuses the grid naming the array", {
+  def <- define_array("int32", c(10, 7))
+  expect_error(def$chunk_shape <- list(c(3, 3), c(4, 3)), class = "zarr_error_argument",
+               regexp = "less than the extent")
+  expect_error(def$chunk_shape <- list(c(3, 0, 7), c(7)), class = "zarr_error_argument",
+               regexp = "chunk_shape\\[\\[1\\]\\]")
+  expect_error(def$chunk_shape <- list(10), class = "zarr_error_argument", regexp = "dimensions")
+  arr <- create_zarr()$add_array("/", "a", rectilinear_def())
+  expect_error(arr$resize(c(20, 7)), class = "zarr_error_unsupported", regexp = "/a")
+  expect_error(zarr_map_blocks(arr, function(b) b), class = "zarr_error_unsupported", regexp = "rectilinear")
+  strings <- define_array("string", 10)
+  strings$chunk_shape <- list(c(4, 6))
+  strings <- create_zarr()$add_array("/", "s", strings)
+  expect_error(strings[], class = "zarr_error_unsupported", regexp = "array '/s': string arrays with a rectilinear")
+  v2 <- rectilinear_def()
+  v2$format <- 2L
+  expect_error(v2$metadata(), class = "zarr_error_unsupported", regexp = "rectilinear")
+})
+
+test_that("arrays zarr-python 3.4 writes with rectilinear grids read exactly, touching only their chunks", {
+  root <- withr::local_tempdir()
+  res <- run_python_command(python_cast(), c(testthat::test_path("rectilinear_arrays.py"), "write", root))
+  if (res$status != 0L) stop(res$output, call. = FALSE)
+  z <- open_zarr(root)
+  i4 <- matrix(0:69, 10, 7, byrow = TRUE)
+  i4[1, 1] <- NA
+  expect_identical(z[["/i4"]][], i4)
+  expect_identical(z[["/i4"]][4:10, 5:7], i4[4:10, 5:7])
+  sharded <- matrix(0:95 / 4, 12, 8, byrow = TRUE)
+  sharded[sharded == 0.5 | row(sharded) > 10] <- NA
+  expect_identical(z[["/sharded"]][], sharded)
+  expect_identical(z[["/sharded"]][9:12, 3:6], sharded[9:12, 3:6])
+  expect_identical(z[["/rle"]][], c(0:6 * 3L, NA, NA, NA, NA))
+  expect_identical(z[["/rle"]]$chunking$chunk_edges, list(c(1L, 1L, 1L, 4L, 4L)))
+  # A read of the first rows never opens chunk (3, 0): garbage there is
+  # no error until a read needs it.
+  writeBin(as.raw(1:5), file.path(root, "i4", "c", "3", "0"))
+  a <- open_zarr(root)[["/i4"]]
+  expect_identical(a[1:9, ], i4[1:9, ])
+  expect_error(a[10, 1], class = "zarr_error")
+})
+
+test_that("arrays R writes with rectilinear grids read exactly in zarr-python 3.4", {
+  root <- withr::local_tempdir()
+  z <- create_zarr(root)
+  x <- matrix(1:70, 10, 7)
+  z$add_array("/", "i4", rectilinear_def())$write(x)
+  def <- define_array("float64", c(12, 8))
+  def$chunk_shape <- list(c(4, 4, 2, 2), c(4, 4))
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  y <- matrix(seq_len(96) / 8, 12, 8)
+  z$add_array("/", "sharded", def)$write(y)
+  # Edges past the extent (allowed by the grid) and a run of 4 ones.
+  def <- define_array("int16", 11)
+  def$chunk_shape <- list(c(1, 1, 1, 1, 3, 5))
+  def$fill_value <- -9L
+  w <- c(5:1, NA, 7:11)
+  z$add_array("/", "rle", def)$write(w)
+  res <- run_python_command(python_cast(), c(testthat::test_path("rectilinear_arrays.py"), "read", root))
+  if (res$status != 0L) stop(res$output, call. = FALSE)
+  out <- jsonlite::fromJSON(res$output, simplifyVector = FALSE)
+  expect_identical(unlist(out$i4$values), as.integer(t(x)))
+  expect_identical(unlist(out$sharded$values), as.numeric(t(y)))
+  expect_identical(unlist(out$rle$values), c(5:1, -9L, 7:11))
+  expect_identical(out$rle$grid$configuration$chunk_shapes, list(list(list(1L, 4L), 3L, 5L)))
 })

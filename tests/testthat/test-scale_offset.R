@@ -1,33 +1,7 @@
 # The scale_offset and cast_value codecs (array -> array): arrays
 # zarr-python 3.4 writes read exactly, and what R writes reads exactly in
 # zarr-python 3.4 (scale_offset_arrays.py). zarr-python casts values with
-# cast-value-rs, which its venv adds; the venv is made on first use in
-# ZARR_TEST_CAST_VENV, and only when Python tests are asked.
-
-cast_venv_cache <- new.env(parent = emptyenv())
-
-python_cast <- function() {
-  if (!python_tests_asked()) {
-    testthat::skip("zarr-python interoperability needs PyPI: set ZARR_TEST_PYTHON=true (or NOT_CRAN=true) to run it")
-  }
-  if (!is.null(cast_venv_cache$py)) return(cast_venv_cache$py)
-  venv <- Sys.getenv("ZARR_TEST_CAST_VENV", file.path(tempdir(), "zarr-cast-venv"))
-  py <- venv_python_path(venv)
-  ok <- function() file.exists(py) && run_python_command(py, c("-c", "import zarr, cast_value_rs"))$status == 0L
-  if (!ok()) {
-    base <- system_python("3.12", c("python3.13", "python3.12", "python3"))
-    if (!nzchar(base)) testthat::skip("zarr-python 3.4 needs Python 3.12 or later")
-    res <- run_python_command(base, c("-m", "venv", venv))
-    if (res$status != 0L) stop(sprintf("could not create a venv in '%s':\n%s", venv, res$output), call. = FALSE)
-    pkgs <- c("zarr==3.4.2", "numpy", "cast-value-rs==0.5.1")
-    res <- run_python_command(py, c("-m", "pip", "install", "--disable-pip-version-check", "--quiet", pkgs))
-    if (res$status != 0L || !ok()) {
-      stop(sprintf("could not install zarr-python into '%s':\n%s", venv, res$output), call. = FALSE)
-    }
-  }
-  cast_venv_cache$py <- py
-  py
-}
+# cast-value-rs, which its venv adds (python_cast(), helper-python.R).
 
 cast_run <- function(args) {
   res <- run_python_command(python_cast(), c(testthat::test_path("scale_offset_arrays.py"), args))

@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod engine;
 pub mod error;
 pub mod fill;
+pub mod grid;
 pub mod key;
 pub mod layout;
 pub mod metadata;

@@ -3,6 +3,7 @@
 //! R index vector (out of order, repeated) still works.
 
 use crate::error::{Result, ZarrError};
+use crate::grid::{Axis, ChunkGrid};
 
 /// `len` consecutive indices starting at `start`, landing at output
 /// positions `dst..dst + len`.
@@ -123,15 +124,20 @@ impl Selection {
     /// For each dimension, the chunks the selection touches and the runs in
     /// each, split at chunk borders.
     pub fn plan(&self, chunk_shape: &[u64]) -> Vec<Vec<DimChunk>> {
+        self.plan_grid(&ChunkGrid::regular(chunk_shape))
+    }
+
+    /// `plan` over the chunks of `grid`, regular or rectilinear.
+    pub fn plan_grid(&self, grid: &ChunkGrid) -> Vec<Vec<DimChunk>> {
         self.dims
             .iter()
-            .zip(chunk_shape)
-            .map(|(sel, &cs)| split_dim(sel, cs))
+            .zip(&grid.axes)
+            .map(|(sel, axis)| split_dim(sel, axis))
             .collect()
     }
 }
 
-fn split_dim(sel: &DimSelection, cs: u64) -> Vec<DimChunk> {
+fn split_dim(sel: &DimSelection, axis: &Axis) -> Vec<DimChunk> {
     let mut out: Vec<DimChunk> = Vec::new();
     let mut push = |chunk: u64, run: Run| {
         // Index vectors may revisit a chunk; group runs by chunk.
@@ -149,8 +155,13 @@ fn split_dim(sel: &DimSelection, cs: u64) -> Vec<DimChunk> {
         let mut dst = r.dst;
         let mut left = r.len as u64;
         while left > 0 {
-            let chunk = start / cs;
-            let off = start % cs;
+            let (chunk, off, cs) = match *axis {
+                Axis::Regular(cs) => (start / cs, start % cs, cs),
+                _ => {
+                    let chunk = axis.chunk_of(start);
+                    (chunk, start - axis.start(chunk), axis.len(chunk))
+                }
+            };
             let take = left.min(cs - off);
             push(
                 chunk,
@@ -260,6 +271,24 @@ mod tests {
         let p = s.plan(&[4]);
         assert_eq!(p[0].iter().map(|c| c.chunk).collect::<Vec<_>>(), vec![0, 2]);
         assert_eq!(p[0][0].runs.len(), 2);
+    }
+
+    #[test]
+    fn rectilinear_plans_split_at_each_chunks_own_border() {
+        let config = serde_json::json!({"kind": "inline", "chunk_shapes": [[[3, 3], 1]]});
+        let grid = ChunkGrid::parse_rectilinear(Some(&config), &[10]).unwrap();
+        let s = Selection {
+            dims: vec![DimSelection::range(2, 8)],
+        };
+        let p = s.plan_grid(&grid);
+        let got: Vec<(u64, u64, usize, usize)> = p[0]
+            .iter()
+            .flat_map(|c| c.runs.iter().map(move |r| (c.chunk, r.start, r.dst, r.len)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0, 2, 0, 1), (1, 0, 1, 3), (2, 0, 4, 3), (3, 0, 7, 1)]
+        );
     }
 
     #[test]

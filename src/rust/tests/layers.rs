@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "words",
     "layout",
     "key",
+    "grid",
     "dtype",
     "fill",
     "steer",

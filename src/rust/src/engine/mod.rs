@@ -30,6 +30,7 @@ use crate::codec::{CodecChain, CodecContext, Warnings};
 use crate::convert::{Materialize, NaRule};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
+use crate::grid::ChunkGrid;
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
 use crate::store::{ByteRange, Store, StoreKey};
 use std::sync::Arc;
@@ -69,6 +70,8 @@ pub struct Array {
     pub path: String,
     pub meta: ArrayMetadata,
     pub chain: CodecChain,
+    /// Where each chunk starts and how long it is (`meta.grid()`).
+    pub grid: ChunkGrid,
     /// CF decoding of reads and encoding of writes (`cf/`), when it was
     /// asked for and the array is a CF variable; its missing values then
     /// replace the fill value's.
@@ -120,16 +123,32 @@ impl Array {
                 meta.chunk_shape
             )));
         }
+        let grid = meta.grid();
         if let Some(sh) = chain.sharding() {
-            let shard: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
-            sh.grid(&chain.encoded_shape(&shard))
-                .map_err(|e| e.context(&what))?;
+            // Every shard shape of the grid must hold whole inner chunks:
+            // each dimension's longest, and each of its other lengths in
+            // turn.
+            let longest: Vec<usize> = meta.chunk_shape.iter().map(|&c| c as usize).collect();
+            for (d, axis) in grid.axes.iter().enumerate() {
+                for len in axis.lengths() {
+                    let mut shard = longest.clone();
+                    shard[d] = len as usize;
+                    sh.grid(&chain.encoded_shape(&shard))
+                        .map_err(|e| e.context(&what))?;
+                }
+            }
+        }
+        if !grid.is_regular() && meta.data_type == DataType::String {
+            return Err(ZarrError::Unsupported(format!(
+                "{what}: string arrays with a rectilinear chunk grid are not supported"
+            )));
         }
         Ok(Array {
             store,
             path,
             meta,
             chain,
+            grid,
             cf: None,
         })
     }
@@ -227,6 +246,36 @@ impl Array {
         self.meta.chunk_shape.iter().map(|&c| c as usize).collect()
     }
 
+    /// The shape of chunk `idx` and the strides of its decoded elements:
+    /// one for all chunks of a regular grid (`regular`, made once per
+    /// read or write), each its own in a rectilinear one.
+    fn chunk_layout<'a>(
+        &self,
+        idx: &[u64],
+        regular: &'a (Vec<usize>, Vec<usize>),
+    ) -> std::borrow::Cow<'a, (Vec<usize>, Vec<usize>)> {
+        if self.grid.is_regular() {
+            return std::borrow::Cow::Borrowed(regular);
+        }
+        let shape = self.grid.chunk_shape(idx);
+        let strides = self.chain.stored_strides(&shape);
+        std::borrow::Cow::Owned((shape, strides))
+    }
+
+    /// The plan of `sel` over this array's chunks.
+    fn plan(&self, sel: &crate::selection::Selection) -> Vec<Vec<crate::selection::DimChunk>> {
+        sel.plan_grid(&self.grid)
+    }
+
+    /// The sharding codec the engine reads and writes inner chunk by inner
+    /// chunk: not in a rectilinear grid, whose shards differ in shape and
+    /// are read and written whole.
+    fn partial_sharding(&self) -> Option<&crate::codec::sharding::Sharding> {
+        self.chain
+            .partial_sharding()
+            .filter(|_| self.grid.is_regular())
+    }
+
     /// The element rules of this array's reads and writes.
     fn materialize(&self) -> Materialize<'_> {
         Materialize {
@@ -256,6 +305,7 @@ impl Array {
     fn decode_chunk(
         &self,
         key: &str,
+        shape: &[usize],
         raw: Option<Vec<u8>>,
         opts: IoOptions,
         warnings: &Warnings,
@@ -263,7 +313,7 @@ impl Array {
         let Some(raw) = raw else { return Ok(None) };
         let what = self.chunk_what(key);
         let ctx = opts.context(warnings, &what);
-        self.chain.decode(raw, &self.chunk_shape(), &ctx).map(Some)
+        self.chain.decode(raw, shape, &ctx).map(Some)
     }
 
     /// Fetch and decode one chunk; None when it is not stored.
@@ -278,7 +328,7 @@ impl Array {
             .store
             .get(&key, ByteRange::All)
             .map_err(|e| e.context(&self.chunk_what(&key)))?;
-        self.decode_chunk(&key, raw, opts, warnings)
+        self.decode_chunk(&key, &self.grid.chunk_shape(idx), raw, opts, warnings)
     }
 }
 

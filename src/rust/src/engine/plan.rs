@@ -102,8 +102,8 @@ impl Array {
     /// that reaches past its shape).
     pub(super) fn inside_array(&self, idx: &[u64]) -> bool {
         idx.iter()
-            .zip(self.meta.shape.iter().zip(&self.meta.chunk_shape))
-            .all(|(&i, (&n, &cs))| (i + 1) * cs <= n)
+            .zip(self.meta.shape.iter().zip(&self.grid.axes))
+            .all(|(&i, (&n, a))| a.start(i) + a.len(i) <= n)
     }
 
     /// Whether the selection covers every element of the chunk that lies
@@ -111,11 +111,11 @@ impl Array {
     pub(super) fn covers_chunk(&self, c: &[&DimChunk], idx: &[u64]) -> bool {
         c.iter()
             .zip(idx)
-            .zip(self.meta.shape.iter().zip(&self.meta.chunk_shape))
-            .all(|((dc, &i), (&n, &cs))| {
+            .zip(self.meta.shape.iter().zip(&self.grid.axes))
+            .all(|((dc, &i), (&n, a))| {
                 // Sorted runs, not a flag per element: a chunk of a huge
                 // chunk shape must not cost memory of its size.
-                let extent = (n - i * cs).min(cs);
+                let extent = (n - a.start(i)).min(a.len(i));
                 let mut runs: Vec<(u64, u64)> = dc
                     .runs
                     .iter()

@@ -38,7 +38,7 @@ impl Array {
             return Ok(None);
         }
         let streamed = self.store.streams_values();
-        let (requests, in_flight, streamed) = match self.chain.partial_sharding() {
+        let (requests, in_flight, streamed) = match self.partial_sharding() {
             // As `read_sharded` will ask for them.
             Some(sh) => {
                 let grid = sh.grid(&self.chunk_shape())?;
@@ -55,7 +55,7 @@ impl Array {
                 }
             }
             None => {
-                let plan = sel.plan(&self.meta.chunk_shape);
+                let plan = self.plan(sel);
                 let chunks = cartesian(&plan);
                 (self.chunk_requests(&chunks), self.chunk_in_flight(), false)
             }
@@ -97,7 +97,7 @@ impl Array {
             warnings: &warnings,
             lossy: &lossy,
         };
-        match self.chain.partial_sharding() {
+        match self.partial_sharding() {
             Some(sh) => self.read_sharded(sel, sh, to, started)?,
             None => self.read_chunks(sel, to, started)?,
         }
@@ -152,22 +152,26 @@ impl Array {
         started: Option<StartedFetch>,
     ) -> Result<()> {
         let (dst, opts, warnings, lossy) = (to.dst, to.opts, to.warnings, to.lossy);
-        let plan = sel.plan(&self.meta.chunk_shape);
+        let plan = self.plan(sel);
         let chunks = cartesian(&plan);
         let shape = self.chunk_shape();
         let strides = self.chain.stored_strides(&shape);
+        let regular = (shape, strides);
         if !self.store.prefers_batches() {
-            let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &strides);
+            let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &regular.1);
             let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
             return run_tasks(&chunks, opts.threads, |c| {
-                if direct && self.read_chunk_straight(c, &shape, &strides, dst, lossy)? {
+                let idx = chunk_index(c);
+                let layout = self.chunk_layout(&idx, &regular);
+                let (shape, strides) = (&layout.0, &layout.1);
+                if direct && self.read_chunk_straight(c, shape, strides, dst, lossy)? {
                     return Ok(());
                 }
-                if ranged && self.read_chunk_part(c, &shape, &strides, dst, lossy)? {
+                if ranged && self.read_chunk_part(c, shape, strides, dst, lossy)? {
                     return Ok(());
                 }
-                let data = self.load_chunk(&chunk_index(c), opts, warnings)?;
-                self.scatter(data.as_deref(), &strides, c, dst, lossy);
+                let data = self.load_chunk(&idx, opts, warnings)?;
+                self.scatter(data.as_deref(), strides, c, dst, lossy);
                 Ok(())
             });
         }
@@ -183,8 +187,9 @@ impl Array {
             |i, raw| {
                 let key = &requests[i].0;
                 let raw = raw.map_err(|e| e.context(&self.chunk_what(key)))?;
-                let data = self.decode_chunk(key, raw, opts, warnings)?;
-                self.scatter(data.as_deref(), &strides, &chunks[i], dst, lossy);
+                let layout = self.chunk_layout(&chunk_index(&chunks[i]), &regular);
+                let data = self.decode_chunk(key, &layout.0, raw, opts, warnings)?;
+                self.scatter(data.as_deref(), &layout.1, &chunks[i], dst, lossy);
                 Ok(())
             },
         )

@@ -81,7 +81,7 @@ impl Array {
         if n == 0 {
             return Ok((read, vec![]));
         }
-        let plan = sel.plan(&self.meta.chunk_shape);
+        let plan = self.plan(sel);
         let chunks: Vec<(usize, Vec<&DimChunk>)> =
             cartesian(&plan).into_iter().enumerate().collect();
         let cshape = self.chunk_shape();
@@ -191,7 +191,7 @@ impl Array {
             }
         }
         let na = na.as_deref().unwrap_or(&fill);
-        let plan = sel.plan(&self.meta.chunk_shape);
+        let plan = self.plan(sel);
         let chunks = cartesian(&plan);
         let cshape = self.chunk_shape();
         let cn: usize = cshape.iter().product();

@@ -56,15 +56,16 @@ impl Array {
             None => check_writable(data, self.meta.data_type, &what)?,
         }
         let src = RBufPtr::from_ref(data, &sel.shape());
-        let plan = sel.plan(&self.meta.chunk_shape);
+        let plan = self.plan(sel);
         let chunks = cartesian(&plan);
         let cshape = self.chunk_shape();
         let strides = self.chain.stored_strides(&cshape);
+        let regular = (cshape, strides);
         let m = self.write_materialize();
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
-        let straight = self.stores_as_r(src.rtype, &strides);
-        let sharding = self.chain.partial_sharding();
+        let straight = self.stores_as_r(src.rtype, &regular.1);
+        let sharding = self.partial_sharding();
         // Shards written whole are encoded inner chunk by inner chunk, all
         // shards' inner chunks in one run of tasks (`write_shards`).
         let (whole, chunks): (Vec<_>, Vec<_>) = match sharding {
@@ -82,7 +83,9 @@ impl Array {
             let idx = chunk_index(c);
             let key = self.chunk_key(&idx);
             let covered = self.covers_chunk(c, &idx);
-            if straight && covered && self.write_chunk_straight(c, &cshape, &key, &src)? {
+            let layout = self.chunk_layout(&idx, &regular);
+            let (cshape, strides) = (&layout.0, &layout.1);
+            if straight && covered && self.write_chunk_straight(c, cshape, &key, &src)? {
                 return Ok(());
             }
             let spans: Vec<Vec<Span>> = write_spans(c);
@@ -94,7 +97,7 @@ impl Array {
                 // cover the whole chunk, so all `chunk_bytes` are written
                 // before the length is set.
                 unsafe {
-                    m.write_from(&src, buf.as_mut_ptr(), &strides, &spans);
+                    m.write_from(&src, buf.as_mut_ptr(), strides, &spans);
                     buf.set_len(chunk_bytes);
                 }
                 buf
@@ -110,7 +113,7 @@ impl Array {
                 };
                 // SAFETY: spans stay inside the chunk and inside `data`; each
                 // task owns its chunk buffer.
-                unsafe { m.write_from(&src, buf.as_mut_ptr(), &strides, &spans) };
+                unsafe { m.write_from(&src, buf.as_mut_ptr(), strides, &spans) };
                 buf
             };
             let what = self.chunk_what(&key);
@@ -119,7 +122,7 @@ impl Array {
             } else {
                 let enc = self
                     .chain
-                    .encode(buf, &cshape)
+                    .encode(buf, cshape)
                     .map_err(|e| e.context(&what))?;
                 self.store.set(&key, &enc).map_err(|e| e.context(&what))
             }

@@ -6,6 +6,7 @@
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::fill::FillValue;
+pub use crate::grid::ChunkGrid;
 use serde_json::{json, Map, Value};
 
 pub mod numpy_types;
@@ -58,7 +59,11 @@ pub use crate::key::ChunkKeyEncoding;
 pub struct ArrayMetadata {
     pub shape: Vec<u64>,
     pub data_type: DataType,
+    /// The regular grid's chunk shape; for a rectilinear grid, each
+    /// dimension's longest chunk (what a buffer for any chunk must hold).
     pub chunk_shape: Vec<u64>,
+    /// The chunk edges of a `rectilinear` chunk grid; None for a regular one.
+    pub rectilinear: Option<ChunkGrid>,
     pub chunk_key_encoding: ChunkKeyEncoding,
     pub fill_value: FillValue,
     /// The codecs as written in zarr.json (validated by CodecChain::from_json).
@@ -83,6 +88,7 @@ impl ArrayMetadata {
             shape,
             data_type,
             chunk_shape,
+            rectilinear: None,
             chunk_key_encoding: ChunkKeyEncoding::default(),
             fill_value: FillValue::zero(data_type),
             zarr_format: 3,
@@ -110,6 +116,9 @@ impl ArrayMetadata {
                 "chunk_grid: chunk_shape entries must be greater than 0".into(),
             ));
         }
+        if let Some(g) = &self.rectilinear {
+            g.check_covers(&self.shape, "chunk_grid (rectilinear): chunk_shapes")?;
+        }
         if self.data_type != DataType::String
             && self.fill_value.bytes.len() != self.data_type.size()
         {
@@ -134,13 +143,18 @@ impl ArrayMetadata {
         Ok(())
     }
 
-    /// Chunks along each dimension: ceil(shape / chunk_shape).
+    /// Chunks along each dimension: ceil(shape / chunk_shape) for a
+    /// regular grid.
     pub fn grid_shape(&self) -> Vec<u64> {
-        self.shape
-            .iter()
-            .zip(&self.chunk_shape)
-            .map(|(&n, &c)| n.div_ceil(c))
-            .collect()
+        self.grid().grid_shape(&self.shape)
+    }
+
+    /// The chunk grid, regular or rectilinear.
+    pub fn grid(&self) -> ChunkGrid {
+        match &self.rectilinear {
+            Some(g) => g.clone(),
+            None => ChunkGrid::regular(&self.chunk_shape),
+        }
     }
 }
 

@@ -125,7 +125,11 @@ fn v3_into(doc: &Value, prefix: &str, out: &mut Vec<String>) {
     let at = |member: &str| join(prefix, member);
     if let Some(g) = doc.get("chunk_grid") {
         let name = g.get("name").and_then(Value::as_str);
-        let members: Option<&[&str]> = (name == Some("regular")).then_some(&["chunk_shape"][..]);
+        let members: Option<&[&str]> = match name {
+            Some("regular") => Some(&["chunk_shape"]),
+            Some("rectilinear") => Some(&["kind", "chunk_shapes"]),
+            _ => None,
+        };
         extension(g, &at("chunk_grid"), members, out);
     }
     if let Some(e) = doc.get("chunk_key_encoding") {

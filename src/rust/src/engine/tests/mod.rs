@@ -78,6 +78,74 @@ fn stored(store: &Arc<dyn Store>, prefix: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// A 10 x 7 array in chunks of rows 3, 3, 3, 1 and columns 4, 3.
+fn rectilinear(dtype: &str, fill: Value, codecs: Value) -> Value {
+    let mut d = doc(dtype, &[10, 7], &[1, 1], fill, codecs);
+    d["chunk_grid"] = json!({"name": "rectilinear", "configuration": {
+        "kind": "inline", "chunk_shapes": [[[3, 3], 1], [4, 3]]}});
+    d
+}
+
+#[test]
+fn rectilinear_grids_store_each_chunk_in_its_own_shape() {
+    for codecs in [f_order(2), c_order(), sharded("end")] {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+        // Shards of 3, 3, 3, 1 rows and 4, 3 columns hold whole inner
+        // chunks of 1 x 1 only.
+        let codecs = match codecs.pointer("/0/name") {
+            Some(Value::String(n)) if n == "sharding_indexed" => {
+                let mut c = codecs.clone();
+                c[0]["configuration"]["chunk_shape"] = json!([1, 1]);
+                c
+            }
+            _ => codecs,
+        };
+        let a = Array::create(
+            store.clone(),
+            "r",
+            meta(rectilinear("int32", json!(-1), codecs)),
+        )
+        .unwrap();
+        let data: Vec<i32> = (0..70).collect();
+        a.write(&Selection::all(&[10, 7]), &RBuf::Integer(&data), opts(2))
+            .unwrap();
+        let keys: Vec<String> = stored(&store, "r/c").into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys.len(), 8, "{keys:?}");
+        let mut out = vec![0i32; 70];
+        a.read(
+            &Selection::all(&[10, 7]),
+            &mut RBufMut::Integer(&mut out),
+            opts(2),
+        )
+        .unwrap();
+        assert_eq!(out, data);
+        // Rows 3..9 and columns 4..6 (0-based) cross every row border.
+        let mut out = vec![0i32; 18];
+        a.read(
+            &range_sel(&[(2, 6), (4, 3)]),
+            &mut RBufMut::Integer(&mut out),
+            opts(1),
+        )
+        .unwrap();
+        let want: Vec<i32> = (4..7)
+            .flat_map(|j| (2..8).map(move |i| i + 10 * j))
+            .collect();
+        assert_eq!(out, want);
+        // Chunk (3, 1) is row 9 and columns 4..6; erasing it reads the fill.
+        store
+            .erase(&StoreKey::from_checked("r/c/3/1".into()))
+            .unwrap();
+        let mut out = vec![0i32; 3];
+        a.read(
+            &range_sel(&[(9, 1), (4, 3)]),
+            &mut RBufMut::Integer(&mut out),
+            opts(1),
+        )
+        .unwrap();
+        assert_eq!(out, vec![NA_INTEGER; 3]);
+    }
+}
+
 #[test]
 fn a_3d_array_round_trips_in_both_storage_orders() {
     for codecs in [f_order(3), c_order()] {

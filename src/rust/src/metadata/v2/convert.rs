@@ -170,6 +170,7 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
         shape,
         data_type,
         chunk_shape,
+        rectilinear: None,
         chunk_key_encoding,
         fill_value,
         codecs,
