@@ -137,6 +137,8 @@ zarr_node <- R6::R6Class("zarr_node",
     .given = NULL,
     # The text of the document last seen in the handle and its R form.
     .seen = NULL,
+    .store_handle = NULL,
+    .key = NULL,
     .parent = NULL,
     .store = NULL,
     metadata_changed = function() invisible(NULL)
@@ -149,10 +151,10 @@ zarr_node <- R6::R6Class("zarr_node",
 # text: the list the node wrote keeps R's types (a double stays double, a
 # member left out stays out) until the document changes in the store.
 node_metadata <- function(node, private) {
-  h <- store_handle_or_null(private$.store)
+  h <- node_handle(private)
   if (is.null(h)) return(private$.given)
   seen <- private$.seen
-  got <- zarr_call(rz_node_metadata(h, node_key_path(node$path), TRUE, seen$text %||% ""))
+  got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, seen$text %||% ""))
   if (isTRUE(got)) return(seen$meta)
   if (is.null(got)) return(private$.given)
   meta <- if (is.character(got$meta)) parse_json(got$meta) else got$meta
@@ -160,14 +162,22 @@ node_metadata <- function(node, private) {
   meta
 }
 
+# The store's engine handle and the node's key path, found once: a node's
+# store and place never change, and finding them took two thirds of an
+# access to the metadata.
+node_handle <- function(private) {
+  private$.store_handle %||% (private$.store_handle <- store_handle_or_null(private$.store))
+}
+node_key <- function(node, private) private$.key %||% (private$.key <- node_key_path(node$path))
+
 # Write `meta` as the node's document; the handle holds it from now on.
 node_store_metadata <- function(node, private, meta) {
   private$.store$set_metadata(node$path, meta)
-  h <- store_handle_or_null(private$.store)
+  h <- node_handle(private)
   if (is.null(h)) {
     private$.given <- meta
   } else {
-    got <- zarr_call(rz_node_metadata(h, node_key_path(node$path), TRUE, ""))
+    got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, ""))
     private$.seen <- if (is.list(got)) list(text = got$text, meta = meta)
   }
   private$metadata_changed()
