@@ -152,25 +152,29 @@ zarr_array <- R6::R6Class("zarr_array",
   active = list(
     #' @field data_type (read-only) The [zarr_data_type] of the array.
     data_type = function(value) {
-      dt <- core_data_type(private$.metadata$data_type, private$.metadata$fill_value)
+      meta <- self$metadata
+      dt <- core_data_type(meta$data_type, meta$fill_value)
       zarr_data_type$new(dt$data_type, dt$fill_value)
     },
     #' @field shape (read-only) The shape of the array, an integer vector
     #'   (double where an extent exceeds R's integers).
-    shape = function(value) as_extents(unlist(private$.metadata$shape)),
+    shape = function(value) as_extents(unlist(self$metadata$shape)),
     #' @field chunking (read-only) The [chunk_grid_regular] of the array
     #'   ([chunk_grid_sharded] for a sharded array).
-    chunking = function(value) chunk_grid_of(self$shape, private$.metadata)$attach(self),
+    chunking = function(value) {
+      meta <- self$metadata
+      chunk_grid_of(as_extents(unlist(meta$shape)), meta)$attach(self)
+    },
     #' @field chunk_separator (read-only) The separator in chunk keys.
     chunk_separator = function(value) {
-      sep <- private$.metadata$chunk_key_encoding$configuration$separator
-      if (!is.null(sep)) return(sep)
-      if (identical(private$.metadata$chunk_key_encoding$name, "v2")) "." else "/"
+      cke <- self$metadata$chunk_key_encoding
+      if (!is.null(cke$configuration$separator)) return(cke$configuration$separator)
+      if (identical(cke$name, "v2")) "." else "/"
     },
     #' @field codecs (read-only) The codec chain, a list of [zarr_codec]
     #'   objects.
     codecs = function(value) {
-      instantiate_codecs(private$.metadata$codecs, self$data_type, self$chunking$chunk_shape)
+      instantiate_codecs(self$metadata$codecs, self$data_type, self$chunking$chunk_shape)
     },
     #' @field dimension_names (read-only) The stored names of the
     #'   dimensions (v3 `dimension_names`, v2 `_ARRAY_DIMENSIONS`), a

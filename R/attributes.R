@@ -109,6 +109,7 @@ attribute_delete <- function(atts, name) {
 node_set_attributes <- function(node, private, atts) {
   # A node left with none has no `attributes` member at all, as in R-CF's
   # zarr: its metadata reads NULL there (the field `attributes` an empty list).
-  private$.metadata$attributes <- if (length(atts)) atts
-  node$save()
+  meta <- node$metadata
+  meta$attributes <- if (length(atts)) atts
+  node_store_metadata(node, private, meta)
 }

@@ -87,9 +87,7 @@ zarr_group <- R6::R6Class("zarr_group",
     #' @return Self, invisibly.
     delete_all = function() {
       self$store$erase_prefix(self$prefix)
-      private$.metadata <- list(zarr_format = 3L, node_type = "group",
-                                attributes = structure(list(), names = character(0)))
-      self$save()
+      self$metadata <- list(zarr_format = 3L, node_type = "group", attributes = structure(list(), names = character(0)))
       private$.children <- list()
       private$.known <- list()
       invisible(self)
@@ -229,6 +227,10 @@ zarr_unreadable_node <- R6::R6Class("zarr_unreadable_node",
       cat("<Zarr node, unreadable> ", self$path, "\n", self$metadata$unreadable$message, "\n", sep = "")
       invisible(self)
     }
+  ),
+  active = list(
+    # The stand-in holding the error: the store's document cannot be read.
+    metadata = function(value) private$.given
   )
 )
 

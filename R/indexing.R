@@ -388,7 +388,6 @@ length.zarr_array <- function(x) {
   if (!is.null(attrs[["_ARRAY_DIMENSIONS"]])) attrs[["_ARRAY_DIMENSIONS"]] <- meta$dimension_names
   meta$attributes <- attrs
   x$metadata <- meta
-  x$save()
   x
 }
 

@@ -274,6 +274,24 @@ chunk_ids <- function(r, counts) {
   ids
 }
 
+# The chunk key encoding of array metadata: its name and separator.
+key_encoding <- function(meta) {
+  cke <- meta$chunk_key_encoding
+  name <- cke$name %||% "default"
+  sep <- cke$configuration$separator %||% (if (name == "v2") "." else "/")
+  list(name = name, sep = sep)
+}
+
+# The stored chunks of an array: their keys (relative to `prefix`) and
+# grid indices, one row per chunk, found by the engine's chunk-key parser.
+# Keys that are not chunk keys of `ndim` dimensions are left out.
+stored_chunks <- function(store, prefix, enc, ndim) {
+  keys <- substring(store$list_prefix(prefix), nchar(prefix) + 1L)
+  found <- zarr_call(rz_chunk_key_index(keys, as.integer(ndim), enc$name, enc$sep))
+  index <- matrix(found$index, nrow = length(found$which), ncol = ndim, byrow = TRUE)
+  list(keys = keys[found$which], index = index)
+}
+
 # Which blocks have all their chunks stored in `out` already (one listing
 # of the array's keys).
 blocks_stored <- function(out, ranges, chunk) {

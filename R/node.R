@@ -1,5 +1,8 @@
 # Nodes of a Zarr hierarchy: what groups and arrays share (name, place in
-# the hierarchy, metadata document and attributes).
+# the hierarchy, metadata document and attributes). A node object holds its
+# store and its place; its metadata document is the one the store's engine
+# handle holds (src/rust/src/node.rs), which forgets it when a write
+# through the handle makes it stale.
 
 #' Zarr hierarchy node
 #'
@@ -15,12 +18,14 @@ zarr_node <- R6::R6Class("zarr_node",
   public = list(
     #' @description Initialize a node.
     #' @param name The name of the node ("" for the root).
-    #' @param metadata The metadata document, a list.
+    #' @param metadata The metadata document, a list: shown only while the
+    #'   store has no document at the node's path (the store's document is
+    #'   the node's metadata).
     #' @param parent The parent group, or NULL for the root.
     #' @param store The store; ignored when a parent is given.
     initialize = function(name, metadata, parent = NULL, store = NULL) {
       private$.name <- name
-      private$.metadata <- metadata
+      private$.given <- metadata
       private$.parent <- parent
       private$.store <- if (is.null(parent)) store else parent$store
     },
@@ -88,11 +93,10 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @return The node reached; an error of class `zarr_error_not_found`
     #'   when there is none.
     walk_path = function(node_names) node_walk_path(self, node_names),
-    #' @description Write the metadata document to the store.
+    #' @description Write the metadata document to the store again.
     #' @return Self, invisibly.
     save = function() {
-      private$.store$set_metadata(self$path, private$.metadata)
-      private$metadata_changed()
+      node_store_metadata(self, private, self$metadata)
       invisible(self)
     }
   ),
@@ -112,27 +116,73 @@ zarr_node <- R6::R6Class("zarr_node",
     #' @field prefix (read-only) The store prefix of the node: "" for the
     #'   root, otherwise the path without leading "/" and with a trailing "/".
     prefix = function(value) as_prefix(self$path),
-    #' @field metadata The metadata document, a list.
+    #' @field metadata The metadata document, a list: the one the store
+    #'   holds at the node's path, as last read or written through it.
+    #'   Setting it writes the new document to the store.
     metadata = function(value) {
-      if (missing(value)) return(private$.metadata)
+      if (missing(value)) return(node_metadata(self, private))
       if (!is.list(value)) zarr_abort("argument", "metadata must be a list")
-      private$.metadata <- value
-      private$metadata_changed()
+      node_store_metadata(self, private, value)
     },
     #' @field attributes (read-only) The attributes, a named list.
     attributes = function(value) {
-      a <- private$.metadata$attributes
+      a <- self$metadata$attributes
       if (is.null(a)) structure(list(), names = character(0)) else a
     }
   ),
   private = list(
     .name = NULL,
-    .metadata = NULL,
+    # The document given to new(), for a node the store has none for (one
+    # built by hand before it is written, or a store without an engine).
+    .given = NULL,
+    # The text of the document last seen in the handle and its R form.
+    .seen = NULL,
+    .store_handle = NULL,
+    .key = NULL,
     .parent = NULL,
     .store = NULL,
     metadata_changed = function() invisible(NULL)
   )
 )
+
+# The node's document as the store's engine handle holds it (read when it
+# holds none); the one given to new() where the store has none. The R form
+# of the text last seen is kept, and used while the handle holds that same
+# text: the list the node wrote keeps R's types (a double stays double, a
+# member left out stays out) until the document changes in the store.
+node_metadata <- function(node, private) {
+  h <- node_handle(private)
+  if (is.null(h)) return(private$.given)
+  seen <- private$.seen
+  got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, seen$text %||% ""))
+  if (isTRUE(got)) return(seen$meta)
+  if (is.null(got)) return(private$.given)
+  meta <- if (is.character(got$meta)) parse_json(got$meta) else got$meta
+  private$.seen <- list(text = got$text, meta = meta)
+  meta
+}
+
+# The store's engine handle and the node's key path, found once: a node's
+# store and place never change, and finding them took two thirds of an
+# access to the metadata.
+node_handle <- function(private) {
+  private$.store_handle %||% (private$.store_handle <- store_handle_or_null(private$.store))
+}
+node_key <- function(node, private) private$.key %||% (private$.key <- node_key_path(node$path))
+
+# Write `meta` as the node's document; the handle holds it from now on.
+node_store_metadata <- function(node, private, meta) {
+  private$.store$set_metadata(node$path, meta)
+  h <- node_handle(private)
+  if (is.null(h)) {
+    private$.given <- meta
+  } else {
+    got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, ""))
+    private$.seen <- if (is.list(got)) list(text = got$text, meta = meta)
+  }
+  private$metadata_changed()
+  invisible(node)
+}
 
 #' Whether a name can name a node
 #'

@@ -369,13 +369,8 @@ localstore_rename_folder <- function(store, private, from, to) {
     real == root || startsWith(real, paste0(root, "/"))
   }
   if (nzchar(Sys.readlink(src)) || !inside(dirname(src)) || !inside(dirname(dst))) return(FALSE)
-  dir.create(dirname(dst), recursive = TRUE, showWarnings = FALSE)
-  if (!file.rename(src, dst)) return(FALSE)
-  # The folder moved outside the engine, which cannot see it: the one
-  # change whose stale documents R must name.
-  node_forget(private$handle, as_prefix(from), below = TRUE)
-  node_forget(private$handle, as_prefix(to), below = TRUE)
-  TRUE
+  # The engine renames the folder and forgets the documents below it.
+  zarr_call(rz_node_rename_folder(private$handle, src, dst, as_prefix(from), as_prefix(to)))
 }
 
 # A path, or a `file://` URI as its path.
@@ -392,12 +387,15 @@ check_store_folder <- function(path) {
 
 # The Rust handle of a store, for the array engine.
 store_handle <- function(store) {
-  h <- store$.__enclos_env__$private$handle
+  h <- store_handle_or_null(store)
   if (is.null(h)) {
     zarr_abort("unsupported", sprintf("stores of class '%s' have no engine handle", class(store)[1L]))
   }
   h
 }
+
+# The Rust handle of a store, NULL for a store without one.
+store_handle_or_null <- function(store) store$.__enclos_env__$private$handle
 
 # "/a/b", "a/b/" and "a/b" -> "a/b/"; "/" and "" -> "".
 as_prefix <- function(prefix) {
@@ -466,21 +464,13 @@ to_json <- function(x, pretty = TRUE) {
 # below it without a read of the store.
 store_get_metadata <- function(handle, prefix) {
   # The engine gives R lists (text only for a document R must refuse).
-  meta <- zarr_call(rz_node_metadata(handle, node_key_path(prefix)))
+  meta <- zarr_call(rz_node_metadata(handle, node_key_path(prefix), FALSE, ""))
   if (is.character(meta)) parse_json(meta) else meta
 }
 
 # The document an array's engine is opened from without reading the store
 # (JSON text), or NULL: the one the store object read or wrote last.
 node_json_get <- function(store, path) zarr_call(rz_node_array_document(store_handle(store), path))
-
-# Forget the documents a change of `key` made outside the engine makes
-# stale (with `below`, those of every node under the prefix `key`). Writes
-# and erases through the store's handle forget them in the engine.
-node_forget <- function(handle, key, below = FALSE) {
-  zarr_call(rz_node_forget(handle, key, below))
-  invisible(NULL)
-}
 
 # The paths of the nodes directly below `prefix`: from consolidated
 # metadata when the store has it, otherwise by listing.

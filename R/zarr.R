@@ -218,7 +218,6 @@ zarr_consolidate <- function(self) {
   if (!length(entries)) entries <- structure(list(), names = character(0))
   meta$consolidated_metadata <- list(kind = "inline", must_understand = FALSE, metadata = entries)
   root$metadata <- meta
-  root$save()
   self$store$get_metadata("")
   invisible(self)
 }

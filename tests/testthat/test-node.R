@@ -117,3 +117,26 @@ test_that("node documents reach R as jsonlite parses them, without R parsing JSO
   expect_identical(Encoding(a$text), "UTF-8")
   expect_identical(a$nested, list(a = list(b = list(0.5))))
 })
+
+test_that("a node shows the document its store holds, read again after a write behind its back", {
+  for (s in list(zarr_memorystore$new(), zarr_localstore$new(local_store_path()))) {
+    s$create_group("", "")
+    z <- zarr$new(s)
+    a <- z$add_array("/", "x", define_array("int32", 4))
+    g <- z$add_group("/", "g")
+    g$set_attribute("k", 1L)
+    expect_identical(z[["/g"]]$attribute("k"), 1L)
+    # Rewritten behind the node objects: they show the new documents.
+    doc <- jsonlite::fromJSON(rawToChar(s$get("x/zarr.json")), simplifyVector = FALSE)
+    doc$shape <- list(6L)
+    s$set("x/zarr.json", charToRaw(as.character(jsonlite::toJSON(doc, auto_unbox = TRUE, null = "null"))))
+    expect_identical(a$shape, 6L, info = class(s)[1])
+    s$set("g/zarr.json", charToRaw('{"zarr_format": 3, "node_type": "group", "attributes": {"k": 2}}'))
+    expect_identical(g$attribute("k"), 2L, info = class(s)[1])
+    # Setting the document stores it.
+    meta <- g$metadata
+    meta$attributes$k <- 3L
+    g$metadata <- meta
+    expect_identical(zarr$new(s)[["/g"]]$attribute("k"), 3L, info = class(s)[1])
+  }
+})

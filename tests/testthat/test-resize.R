@@ -279,3 +279,89 @@ test_that("a 0-d array added from metadata without codecs promotes to a 1-d arra
   sc$resize(high = 2)
   expect_identical(sc[], c(42L, NA, NA))
 })
+
+# ---------------------------------------------------------------- in the engine
+
+test_that("a resize whose chunk rename fails part way is undone: the array reads as before", {
+  path <- local_store_path()
+  z <- create_zarr(path)
+  x <- matrix(1:16, 4)
+  arr <- resize_array(x, c(2, 2), z)
+  # A folder where chunk c/1/0 must move to: that rename fails, after
+  # c/1/1 moved to c/2/1 in the same wave.
+  arr$store$set("a/c/2/0/x", as.raw(1))
+  expect_error(arr$resize(low = c(2, 0)), class = "zarr_error")
+  expect_identical(arr$shape, c(4L, 4L))
+  expect_identical(arr[], x)
+  expect_identical(keys_of(arr), c("c/0/0", "c/0/1", "c/1/0", "c/1/1", "c/2/0/x"))
+  expect_identical(open_zarr(path)[["/a"]][], x)
+})
+
+test_that("a resize whose metadata cannot be stored moves every chunk back, parked ones too", {
+  failing <- R6::R6Class("failing_store", inherit = zarr_memorystore, public = list(
+    fail = FALSE,
+    set_metadata = function(prefix, metadata) {
+      if (self$fail) zarr_abort("io", "the metadata write failed")
+      super$set_metadata(prefix, metadata)
+    }
+  ))
+  s <- failing$new()
+  s$create_group("", "")
+  z <- zarr$new(s)
+  x <- matrix(1:24, 6)
+  arr <- resize_array(x, c(2, 2), z)
+  before <- lapply(keys_of(arr), function(k) s$get(paste0("a/", k)))
+  s$fail <- TRUE
+  for (low in list(c(2, 0), c(-2, -2))) {
+    expect_error(arr$resize(low = low), class = "zarr_error_io", regexp = "metadata write failed")
+    expect_identical(arr$shape, c(6L, 4L))
+    expect_identical(arr[], x)
+    expect_identical(lapply(keys_of(arr), function(k) s$get(paste0("a/", k))), before)
+  }
+  expect_error(arr$promote(1), class = "zarr_error_io")
+  expect_identical(arr[], x)
+  expect_identical(keys_of(arr), c("c/0/0", "c/0/1", "c/1/0", "c/1/1", "c/2/0", "c/2/1"))
+})
+
+test_that("a promote() whose chunk moves fail part way is undone", {
+  path <- local_store_path()
+  z <- create_zarr(path)
+  x <- matrix(1:16, 4)
+  arr <- resize_array(x, c(2, 2), z)
+  # A file where the parked chunks of row 1 need a folder.
+  arr$store$set("a/__promote/c/1", as.raw(1))
+  expect_error(arr$promote(1), class = "zarr_error")
+  expect_identical(arr$shape, c(4L, 4L))
+  expect_identical(arr[], x)
+  expect_identical(keys_of(arr), c("__promote/c/1", "c/0/0", "c/0/1", "c/1/0", "c/1/1"))
+})
+
+test_that("growth rewrites the cut-off part of string edge chunks with the fill value", {
+  z <- create_zarr()
+  def <- define_array("string", 6)
+  def$chunk_shape <- 4
+  arr <- z$add_array("/", "s", def)
+  arr$write(letters[1:6])
+  arr$resize(5)
+  arr$resize(8)
+  expect_identical(arr[], c(letters[1:5], NA, NA, NA))
+})
+
+test_that("growth inside a shard leaves its stored bytes alone; a low-end move renames whole shards", {
+  def <- define_array("int32", c(6, 8))
+  def$chunk_shape <- c(4, 4)
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  arr <- create_zarr()$add_array("/", "s", def)
+  x <- matrix(1:48, 6)
+  arr$write(x)
+  shard <- arr$store$get("s/c/1/0")
+  arr$resize(c(10, 8))
+  expect_identical(arr$store$get("s/c/1/0"), shard)
+  want <- matrix(NA_integer_, 10, 8)
+  want[1:6, ] <- x
+  expect_identical(arr[], want)
+  arr$resize(low = c(0, 4))
+  expect_identical(arr$store$get("s/c/1/1"), shard)
+  expect_identical(arr[, 5:12], want)
+  expect_identical(keys_of(arr), c("c/0/1", "c/0/2", "c/1/1", "c/1/2"))
+})

@@ -39,6 +39,9 @@ pub enum ZarrError {
     /// A conditional write that lost to another writer (HTTP 412): the
     /// value changed since it was read, or was created meanwhile.
     Conflict(String),
+    /// An argument of a call that the operation cannot take (a shape that
+    /// would empty a dimension, a dimension out of range).
+    Argument(String),
 }
 
 pub type Result<T> = std::result::Result<T, ZarrError>;
@@ -62,6 +65,7 @@ impl ZarrError {
             ZarrError::Interrupted(_) => "interrupted",
             ZarrError::PermissionDenied(_) => "permission_denied",
             ZarrError::Conflict(_) => "conflict",
+            ZarrError::Argument(_) => "argument",
         }
     }
 
@@ -80,7 +84,7 @@ impl ZarrError {
             | ZarrError::Type(m)
             | ZarrError::Memory(m)
             | ZarrError::Interrupted(m) => m,
-            ZarrError::PermissionDenied(m) | ZarrError::Conflict(m) => m,
+            ZarrError::PermissionDenied(m) | ZarrError::Conflict(m) | ZarrError::Argument(m) => m,
         }
     }
 
@@ -101,6 +105,7 @@ impl ZarrError {
             ZarrError::Interrupted(m) => ZarrError::Interrupted(f(m)),
             ZarrError::PermissionDenied(m) => ZarrError::PermissionDenied(f(m)),
             ZarrError::Conflict(m) => ZarrError::Conflict(f(m)),
+            ZarrError::Argument(m) => ZarrError::Argument(f(m)),
         }
     }
 

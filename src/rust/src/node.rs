@@ -6,7 +6,8 @@
 //!
 //! Documents are in R form (see `metadata::r_form`) as JSON text: R parses
 //! only the node it asks for, and an array is opened from the same text.
-//! Writing or erasing a node's documents through the handle forgets them.
+//! Writing or erasing a node's documents through the handle forgets them:
+//! R's node objects hold only this handle and their path, and ask here.
 
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, NodeMetadata, UNREADABLE};
@@ -26,12 +27,20 @@ struct Entry {
     current: bool,
 }
 
+/// A node document as last read or written.
+#[derive(Clone, Debug)]
+struct Held {
+    array: bool,
+    text: String,
+}
+
 #[derive(Default)]
 struct Docs {
     /// The Zarr version of the root as last read or set.
     version: Option<u8>,
-    /// Array documents by node path, as last read or written.
-    arrays: HashMap<String, String>,
+    /// Node documents by node path, as last read or written, and whether
+    /// each is an array's.
+    nodes: HashMap<String, Held>,
     /// Consolidated metadata of the root, by node path; None without it.
     consolidated: Option<BTreeMap<String, Entry>>,
     /// Warnings about documents read since R last took them (members of
@@ -83,9 +92,14 @@ impl NodeDocs {
             d.consolidated = consolidated;
             d.warnings.extend(warning);
         }
-        if matches!(node, NodeMetadata::Array(_)) {
-            self.lock().arrays.insert(path.to_string(), text.clone());
-        }
+        let array = matches!(node, NodeMetadata::Array(_));
+        self.lock().nodes.insert(
+            path.to_string(),
+            Held {
+                array,
+                text: text.clone(),
+            },
+        );
         Ok(Some(text))
     }
 
@@ -112,8 +126,8 @@ impl NodeDocs {
     /// the store, if this handle has one.
     pub fn array_document(&self, path: &str) -> Option<String> {
         let d = self.lock();
-        if let Some(t) = d.arrays.get(path) {
-            return Some(t.clone());
+        if let Some(h) = d.nodes.get(path) {
+            return h.array.then(|| h.text.clone());
         }
         if path.is_empty() {
             return None;
@@ -127,15 +141,31 @@ impl NodeDocs {
         }
     }
 
+    /// The document of the node at `path` as this handle last read or
+    /// wrote it (a node of consolidated metadata: as that holds it, until
+    /// it is written), or as the store holds it now when the handle has
+    /// none: what R's node objects show, with no copy of their own.
+    pub fn held(&self, store: &dyn Store, path: &str) -> Result<Option<String>> {
+        if let Some(h) = self.lock().nodes.get(path) {
+            return Ok(Some(h.text.clone()));
+        }
+        self.document(store, path)
+    }
+
     /// Record the document just written for the node at `path` (R form
     /// text); a node of consolidated metadata gets it too, so that this
     /// session's listing stays in step with the store.
     pub fn put(&self, path: &str, text: &str) -> Result<()> {
         let (node, doc) = metadata::canonical(text.as_bytes(), true)?;
         let mut d = self.lock();
-        if matches!(node, NodeMetadata::Array(_)) {
-            d.arrays.insert(path.to_string(), text.to_string());
-        }
+        let array = matches!(node, NodeMetadata::Array(_));
+        d.nodes.insert(
+            path.to_string(),
+            Held {
+                array,
+                text: text.to_string(),
+            },
+        );
         if let (false, Some(c)) = (path.is_empty(), d.consolidated.as_mut()) {
             c.insert(
                 path.to_string(),
@@ -161,13 +191,13 @@ impl NodeDocs {
                 Some((dir, name)) => (dir, name),
                 None => ("", key),
             };
-            if !matches!(name, "zarr.json" | ".zarray" | ".zattrs") {
+            if !matches!(name, "zarr.json" | ".zarray" | ".zgroup" | ".zattrs") {
                 return;
             }
             let dir = dir.to_string();
             Box::new(move |p: &str| p == dir)
         };
-        d.arrays.retain(|p, _| !stale(p));
+        d.nodes.retain(|p, _| !stale(p));
         if let Some(c) = d.consolidated.as_mut() {
             for (p, e) in c.iter_mut() {
                 if stale(p) {
@@ -332,6 +362,34 @@ impl NodeStore {
         let done = self.store.erase_prefix(prefix);
         self.nodes.forget(prefix.as_str(), true);
         done
+    }
+
+    /// Move the folder `from` of a local store to `to` (file system paths,
+    /// the caller having checked that both stay inside the store), the
+    /// prefixes `from_prefix` and `to_prefix`, in one rename; false when
+    /// the rename fails (the keys are then moved one by one). The
+    /// documents below either prefix are forgotten.
+    pub fn rename_folder(
+        &self,
+        from: &std::path::Path,
+        to: &std::path::Path,
+        from_prefix: &StorePrefix,
+        to_prefix: &StorePrefix,
+    ) -> Result<bool> {
+        if self.store.read_only() {
+            return Err(ZarrError::ReadOnly(format!(
+                "cannot rename '{from_prefix}': the store is read-only"
+            )));
+        }
+        if let Some(parent) = to.parent() {
+            if std::fs::create_dir_all(parent).is_err() {
+                return Ok(false);
+            }
+        }
+        let done = std::fs::rename(from, to).is_ok();
+        self.nodes.forget(from_prefix.as_str(), true);
+        self.nodes.forget(to_prefix.as_str(), true);
+        Ok(done)
     }
 }
 

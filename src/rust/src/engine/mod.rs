@@ -12,17 +12,22 @@
 //! - `write`: writes of unsharded arrays, and of partly covered shards;
 //! - `shard`: reads of sharded arrays inner chunk by inner chunk, and
 //!   writes of shards the selection covers whole;
-//! - `strings`: reads and writes of string arrays.
+//! - `strings`: reads and writes of string arrays;
+//! - `resize`, `promote`: shape changes, with the stored chunks renamed,
+//!   erased or rewritten to follow.
 
 mod fetch;
 mod plan;
+mod promote;
 mod read;
+mod resize;
 mod shard;
 mod shard_stream;
 mod strings;
 mod write;
 
 pub use fetch::{fetches_taken_over, StartedFetch};
+pub use resize::{ResizeRequest, Resized};
 pub use strings::StringRead;
 
 use crate::cf::Cf;

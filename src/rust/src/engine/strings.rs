@@ -34,7 +34,7 @@ fn check_r_strings(strings: &[String], what: &str, max_bytes: usize) -> Result<(
 }
 
 impl Array {
-    fn fill_string(&self) -> Result<String> {
+    pub(super) fn fill_string(&self) -> Result<String> {
         String::from_utf8(self.meta.fill_value.bytes.clone()).map_err(|_| {
             ZarrError::Metadata(format!("{}: the fill value is not UTF-8", self.what()))
         })

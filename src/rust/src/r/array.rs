@@ -211,7 +211,7 @@ fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn io_options(threads: i32, strict: bool) -> IoOptions {
+pub(super) fn io_options(threads: i32, strict: bool) -> IoOptions {
     IoOptions {
         threads: threads.max(1) as usize,
         strict_checksums: strict,

@@ -1,45 +1,11 @@
-//! Bindings of chunk keys (`crate::key`): resize() and promote() in R
-//! name and find stored chunks through the engine's encoder.
+//! Bindings of chunk keys (`crate::key`): map_blocks() in R finds the
+//! stored chunks of an array through the engine's parser.
 
 use super::*;
 use crate::key::ChunkKeyEncoding;
 
 fn encoding_of(name: &str, separator: &str) -> Result<ChunkKeyEncoding> {
     ChunkKeyEncoding::from_name(name, Some(separator))
-}
-
-/// The keys of the `n` chunks at the 0-based grid indices `index`, `ndim`
-/// numbers per chunk (a row-major matrix's elements).
-/// @noRd
-#[extendr]
-fn rz_chunk_keys(index: &[f64], n: i32, ndim: i32, name: &str, separator: &str) -> Robj {
-    guard(|| {
-        let enc = encoding_of(name, separator)?;
-        let ndim = usize::try_from(ndim).map_err(|_| ZarrError::Type("ndim < 0".into()))?;
-        let idx = index
-            .iter()
-            .map(|&x| {
-                // Exactly representable whole numbers only.
-                if x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(53) {
-                    Ok(x as u64)
-                } else {
-                    Err(ZarrError::Type(format!("invalid chunk index {x}")))
-                }
-            })
-            .collect::<Result<Vec<u64>>>()?;
-        let rows = usize::try_from(n).map_err(|_| ZarrError::Type("n < 0".into()))?;
-        if idx.len() != rows * ndim {
-            return Err(ZarrError::Type(format!(
-                "{} indices for {rows} chunks of {ndim} dimensions",
-                idx.len()
-            )));
-        }
-        Ok(strings(
-            (0..rows)
-                .map(|r| enc.key(&idx[r * ndim..(r + 1) * ndim]))
-                .collect(),
-        ))
-    })
 }
 
 /// Which of `keys` are chunk keys of an `ndim`-dimensional array:
@@ -65,6 +31,5 @@ fn rz_chunk_key_index(keys: Vec<String>, ndim: i32, name: &str, separator: &str)
 
 extendr_module! {
     mod key;
-    fn rz_chunk_keys;
     fn rz_chunk_key_index;
 }

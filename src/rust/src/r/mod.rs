@@ -171,6 +171,7 @@ mod metadata;
 mod node;
 mod progress;
 mod registry;
+mod resize;
 mod store;
 
 use alloc::{alloc_r_vector, collects_before, with_r_buffer};
@@ -188,4 +189,5 @@ extendr_module! {
     use icechunk;
     use key;
     use progress;
+    use resize;
 }

@@ -40,17 +40,44 @@ fn rz_node_document(h: Robj, path: &str) -> Robj {
 /// simplifyVector = FALSE, bigint_as_char = TRUE)` would, so that opening
 /// a node needs no JSON parser in R (nor loading one). A document with a
 /// NUL character in a string stays text, for R's parser to refuse.
+///
+/// With `held`, the document this handle holds for the node (see
+/// `NodeDocs::held`), read only when it has none: what a node object
+/// shows. It comes as `list(text, meta)`, or TRUE when its text is
+/// `known` (the text whose R form the node object has at hand: a node
+/// keeps the list it wrote, with R's types, as long as the handle holds
+/// the text that list was written as). Without `held`, the store's
+/// document read again (opening a node).
 /// @noRd
 #[extendr]
-fn rz_node_metadata(h: Robj, path: &str) -> Robj {
+fn rz_node_metadata(h: Robj, path: &str, held: bool, known: &str) -> Robj {
     guard(|| {
-        let (h, doc) = node_document(&h, path)?;
-        let out = match doc {
-            Some(t) if t.contains("\\u0000") => t.into(),
-            Some(t) => json_value(&serde_json::from_str(&t)?),
+        if !held {
+            let (h, doc) = node_document(&h, path)?;
+            let out = doc.map_or_else(|| Ok(().into()), |t| r_document(&t))?;
+            return Ok(with_warnings_of(out, "metadata", h.nodes.take_warnings()));
+        }
+        let h = handle_of(&h)?;
+        let what = format!("node '/{}'", path.trim_matches('/'));
+        let p = node_path(path).map_err(|e| e.context(&what))?;
+        let out = match h.nodes.held(h.store.as_ref(), &p)? {
             None => ().into(),
+            Some(t) if t == known => true.into(),
+            Some(t) => {
+                let meta = r_document(&t)?;
+                list!(text = t, meta = meta).into()
+            }
         };
         Ok(with_warnings_of(out, "metadata", h.nodes.take_warnings()))
+    })
+}
+
+/// A document's text as R lists (see `rz_node_metadata`).
+fn r_document(t: &str) -> Result<Robj> {
+    Ok(if t.contains("\\u0000") {
+        t.into()
+    } else {
+        json_value(&serde_json::from_str(t)?)
     })
 }
 
@@ -180,14 +207,27 @@ fn rz_node_put(h: Robj, path: &str, json: &str) -> Robj {
     })
 }
 
-/// Forget the documents a write or erase of `key` (with `below`, of every
-/// key under the prefix `key`) makes stale.
+/// Move the folder `from` of a local store to `to` (file system paths R
+/// checked) in one rename, the documents below the prefixes `from_prefix`
+/// and `to_prefix` forgotten; FALSE when the rename failed.
 /// @noRd
 #[extendr]
-fn rz_node_forget(h: Robj, key: &str, below: bool) -> Robj {
+fn rz_node_rename_folder(
+    h: Robj,
+    from: &str,
+    to: &str,
+    from_prefix: &str,
+    to_prefix: &str,
+) -> Robj {
     guard(|| {
-        handle_of(&h)?.nodes.forget(key, below);
-        Ok(().into())
+        let h = handle_of(&h)?;
+        let done = h.rename_folder(
+            std::path::Path::new(from),
+            std::path::Path::new(to),
+            &crate::store::StorePrefix::new(from_prefix)?,
+            &crate::store::StorePrefix::new(to_prefix)?,
+        )?;
+        Ok(done.into())
     })
 }
 
@@ -229,7 +269,7 @@ extendr_module! {
     fn rz_node_array;
     fn rz_node_array_document;
     fn rz_node_put;
-    fn rz_node_forget;
+    fn rz_node_rename_folder;
     fn rz_node_version;
     fn rz_node_take_tags;
 }

@@ -2,6 +2,7 @@
 //! chunks here; `shard`, `strings`, and `straight` (chunks read and written
 //! straight between R memory and the store, and byte ranges of chunks).
 
+mod resize;
 mod shard;
 mod shard_stream;
 mod straight;
