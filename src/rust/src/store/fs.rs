@@ -434,49 +434,8 @@ impl Store for FsStore {
             .map(Some)
     }
 
-    /// Reads of one open file: a value is replaced by renaming a new file
-    /// over it, and an open file keeps the old one.
-    #[cfg(unix)]
-    fn get_pinned<'s>(
-        &'s self,
-        key: &StoreKey,
-        range: ByteRange,
-    ) -> Result<Option<PinnedRead<'s>>> {
-        let path = self.key_path(key)?;
-        let file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if is_missing(&e) => return Ok(None),
-            Err(e) => return Err(io_error("read", key, &path, e)),
-        };
-        let meta = file
-            .metadata()
-            .map_err(|e| io_error("read", key, &path, e))?;
-        if !meta.is_file() {
-            return Ok(None);
-        }
-        let pinned = PinnedFile {
-            file,
-            len: meta.len(),
-            key: key.to_string(),
-        };
-        let first = pinned.get(range)?;
-        Ok(Some((first, Box::new(pinned))))
-    }
-
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         self.set_parts(key, &[value])
-    }
-
-    fn reads_direct(&self) -> bool {
-        true
-    }
-
-    fn get_direct(&self, key: &StoreKey, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
-        let path = self.key_path(key)?;
-        match open_nonblocking(&path) {
-            Ok(file) => read_direct(key, &path, file, bufs),
-            Err(e) => open_failed(key, &path, e).map(|()| Direct::Missing),
-        }
     }
 
     fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
@@ -602,5 +561,55 @@ impl Store for FsStore {
 
     fn describe(&self) -> String {
         format!("local store at {}", self.root.display())
+    }
+
+    fn as_direct(&self) -> Option<&dyn DirectReads> {
+        Some(self)
+    }
+
+    #[cfg(unix)]
+    fn as_pinned(&self) -> Option<&dyn PinnedReads> {
+        Some(self)
+    }
+}
+
+impl DirectReads for FsStore {
+    fn get_direct(&self, key: &StoreKey, bufs: &mut [io::IoSliceMut<'_>]) -> Result<Direct> {
+        let path = self.key_path(key)?;
+        match open_nonblocking(&path) {
+            Ok(file) => read_direct(key, &path, file, bufs),
+            Err(e) => open_failed(key, &path, e).map(|()| Direct::Missing),
+        }
+    }
+}
+
+#[cfg(unix)]
+impl PinnedReads for FsStore {
+    /// Reads of one open file: a value is replaced by renaming a new file
+    /// over it, and an open file keeps the old one.
+    fn get_pinned<'s>(
+        &'s self,
+        key: &StoreKey,
+        range: ByteRange,
+    ) -> Result<Option<PinnedRead<'s>>> {
+        let path = self.key_path(key)?;
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if is_missing(&e) => return Ok(None),
+            Err(e) => return Err(io_error("read", key, &path, e)),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| io_error("read", key, &path, e))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let pinned = PinnedFile {
+            file,
+            len: meta.len(),
+            key: key.to_string(),
+        };
+        let first = pinned.get(range)?;
+        Ok(Some((first, Box::new(pinned))))
     }
 }

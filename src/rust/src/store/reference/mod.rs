@@ -612,9 +612,17 @@ impl Store for RefStore {
         fetch_concurrently(requests.len(), remote.min(MAX_CONCURRENCY), fetch)
     }
 
-    /// True when a target is an http(s) URL. For Parquet sets, the first
-    /// reference file is looked at if none has been read yet.
-    fn prefers_batches(&self) -> bool {
+    /// Batched when a target is an http(s) URL. For Parquet sets, the
+    /// first reference file is looked at if none has been read yet.
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        self.has_http_targets().then_some(self as &dyn BatchedReads)
+    }
+}
+
+impl BatchedReads for RefStore {}
+
+impl RefStore {
+    fn has_http_targets(&self) -> bool {
         if self.any_http.load(Ordering::Relaxed) {
             return true;
         }
