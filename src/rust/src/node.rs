@@ -236,13 +236,13 @@ fn read_r_form(
     path: &str,
     tags: &std::cell::RefCell<Vec<(String, Option<String>)>>,
 ) -> Result<Option<ReadNode>> {
-    let versioned = store.supports_conditional_writes() && !store.read_only();
+    let versioned = store.as_versioned().filter(|_| !store.read_only());
     let fetch = |key: &str| {
         let key = StoreKey::new(key)?;
-        if !versioned {
+        let Some(versioned) = versioned else {
             return store.get(&key, ByteRange::All);
-        }
-        let got = store.get_versioned(&key)?;
+        };
+        let got = versioned.get_versioned(&key)?;
         let tag = got.as_ref().and_then(|(_, t)| t.clone());
         tags.borrow_mut().push((key.to_string(), tag));
         Ok(got.map(|(v, _)| v))
@@ -340,14 +340,14 @@ impl NodeStore {
         done
     }
 
-    /// `Store::set_if_version`, forgetting as `set` does.
+    /// `store::set_if_version`, forgetting as `set` does.
     pub fn set_if_version(
         &self,
         key: &StoreKey,
         value: &[u8],
         tag: Option<&str>,
     ) -> Result<Option<String>> {
-        let done = self.store.set_if_version(key, value, tag);
+        let done = crate::store::set_if_version(&*self.store, key, value, tag);
         self.nodes.forget(key.as_str(), false);
         done
     }

@@ -9,7 +9,7 @@
 
 use crate::error::{Result, ZarrError};
 use crate::pool::run_tasks;
-use crate::store::{ByteRange, GrewFn, Growing, Store, StoreKey};
+use crate::store::{get_each_growing, ByteRange, GrewFn, Growing, Store, StoreKey};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -78,7 +78,7 @@ impl StartedFetch {
                 let _over = theirs.fetching();
                 // Requests (and their retries) end when the read stops.
                 crate::runtime::with_cancel(cancel, || {
-                    store.get_each_growing(&list, in_flight, grew, &mut |i, got| {
+                    get_each_growing(&*store, &list, in_flight, grew, &mut |i, got| {
                         theirs.push((i, Event::Done(got)))
                     })
                 });

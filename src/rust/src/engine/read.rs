@@ -34,10 +34,10 @@ impl Array {
     /// now, before the result exists (see `StartedFetch`); None for a
     /// store without latency or a selection that is not in the array.
     pub fn start_read(&self, sel: &Selection) -> Result<Option<StartedFetch>> {
-        if !self.store.prefers_batches() || sel.check(&self.meta.shape, &self.what()).is_err() {
+        if self.store.as_batched().is_none() || sel.check(&self.meta.shape, &self.what()).is_err() {
             return Ok(None);
         }
-        let streamed = self.store.streams_values();
+        let streamed = self.store.as_streamed().is_some();
         let (requests, in_flight, streamed) = match self.partial_sharding() {
             // As `read_sharded` will ask for them.
             Some(sh) => {
@@ -157,9 +157,10 @@ impl Array {
         let shape = self.chunk_shape();
         let strides = self.chain.stored_strides(&shape);
         let regular = (shape, strides);
-        if !self.store.prefers_batches() {
-            let direct = self.store.reads_direct() && self.stores_as_r(dst.rtype, &regular.1);
-            let ranged = self.chain.stores_plain_elements() && self.store.supports_partial_reads();
+        if self.store.as_batched().is_none() {
+            let direct =
+                self.store.as_direct().is_some() && self.stores_as_r(dst.rtype, &regular.1);
+            let ranged = self.chain.stores_plain_elements();
             return run_tasks(&chunks, opts.threads, |c| {
                 let idx = chunk_index(c);
                 let layout = self.chunk_layout(&idx, &regular);
@@ -224,6 +225,9 @@ impl Array {
         dst: &RBufPtr,
         lossy: &Lossy,
     ) -> Result<bool> {
+        let Some(reads) = self.store.as_direct() else {
+            return Ok(false);
+        };
         let Some(columns) = chunk_columns(c, shape, &dst.strides) else {
             return Ok(false);
         };
@@ -241,8 +245,7 @@ impl Array {
             })
             .collect();
         let key = self.chunk_key(&chunk_index(c));
-        match self
-            .store
+        match reads
             .get_direct(&key, &mut bufs)
             .map_err(|e| e.context(&self.chunk_what(&key)))?
         {

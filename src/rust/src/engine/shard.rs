@@ -14,7 +14,7 @@ use crate::convert::{RBufPtr, Span};
 use crate::error::{Result, ZarrError};
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
-use crate::store::{ByteRange, StoreKey};
+use crate::store::{get_pinned, ByteRange, StoreKey};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -38,11 +38,11 @@ impl Array {
         let plan = sel.plan(&inner);
         let chunks = cartesian(&plan);
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
-        if !self.store.prefers_batches() {
+        if self.store.as_batched().is_none() {
             return self.read_sharded_local(&chunks, sh, &grid, to);
         }
         let (whole, ranged) = split_groups(&chunks, &grid);
-        if self.store.streams_values() {
+        if self.store.as_streamed().is_some() {
             self.read_shards_streamed(&whole, sh, &grid, to, started)?;
         } else {
             self.read_whole_shards(&whole, sh, &grid, to, started)?;
@@ -221,9 +221,7 @@ impl Array {
             let key = self.chunk_key(sidx);
             let what = self.chunk_what(&key);
             let ctx = opts.context(warnings, &what);
-            let index = self
-                .store
-                .get_pinned(&key, sh.index_range(grid)?)
+            let index = get_pinned(&*self.store, &key, sh.index_range(grid)?)
                 .map_err(|e| e.context(&what))?;
             let entries = match index {
                 Some((bytes, pinned)) => Some((sh.decode_index(bytes, grid, &ctx)?, pinned)),
@@ -298,10 +296,9 @@ impl Array {
     ) -> Result<Vec<InnerFetch<'p>>> {
         let (sh, grid, what) = (part.sh, part.grid, part.what.as_str());
         let ctx = opts.context(warnings, what);
-        let Some((index_bytes, pinned)) = self
-            .store
-            .get_pinned(&part.key, sh.index_range(grid)?)
-            .map_err(|e| e.context(what))?
+        let Some((index_bytes, pinned)) =
+            get_pinned(&*self.store, &part.key, sh.index_range(grid)?)
+                .map_err(|e| e.context(what))?
         else {
             return Ok(part.cs.iter().map(|c| part.job(c, None)).collect());
         };

@@ -1,7 +1,7 @@
 //! Bindings of stores: opening each kind, and their keys and values.
 
 use super::*;
-use crate::store::{StoreKey, StorePrefix};
+use crate::store::{get_versioned, StoreKey, StorePrefix};
 
 /// @noRd
 #[extendr]
@@ -136,14 +136,16 @@ fn rz_object_url_cloud(url: &str) -> Robj {
 #[extendr]
 fn rz_store_get_versioned(h: Robj, key: &str) -> Robj {
     guard(|| {
-        Ok(match store_of(&h)?.get_versioned(&StoreKey::new(key)?)? {
-            Some((v, tag)) => list!(
-                value = Raw::from_bytes(&v),
-                tag = tag.map(Robj::from).unwrap_or_else(|| ().into())
-            )
-            .into(),
-            None => ().into(),
-        })
+        Ok(
+            match get_versioned(&*store_of(&h)?, &StoreKey::new(key)?)? {
+                Some((v, tag)) => list!(
+                    value = Raw::from_bytes(&v),
+                    tag = tag.map(Robj::from).unwrap_or_else(|| ().into())
+                )
+                .into(),
+                None => ().into(),
+            },
+        )
     })
 }
 
@@ -268,8 +270,7 @@ fn rz_store_info(h: Robj) -> Robj {
         let s = store_of(&h)?;
         Ok(list!(
             read_only = s.read_only(),
-            partial_reads = s.supports_partial_reads(),
-            conditional_writes = s.supports_conditional_writes(),
+            conditional_writes = s.as_versioned().is_some(),
             description = s.describe()
         )
         .into())

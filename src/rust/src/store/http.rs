@@ -539,10 +539,6 @@ impl Store for HttpStore {
         true
     }
 
-    fn supports_partial_reads(&self) -> bool {
-        true
-    }
-
     fn describe(&self) -> String {
         format!("HTTP store at {}", self.base)
     }
@@ -555,10 +551,18 @@ impl Store for HttpStore {
             .collect()
     }
 
-    fn prefers_batches(&self) -> bool {
-        true
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        Some(self)
     }
 
+    fn as_pinned(&self) -> Option<&dyn PinnedReads> {
+        Some(self)
+    }
+}
+
+impl BatchedReads for HttpStore {}
+
+impl PinnedReads for HttpStore {
     /// Later ranges are asked for with `If-Match: <ETag of the first>`, so
     /// they come from the same version or fail with `Conflict`. A server
     /// that gives no strong ETag cannot pin: its later ranges are read as

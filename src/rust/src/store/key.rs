@@ -184,21 +184,26 @@ pub(crate) trait StrKeys: super::Store {
         value: &[u8],
         tag: Option<&str>,
     ) -> Result<Option<String>> {
-        self.set_if_version(&StoreKey::new(key)?, value, tag)
+        super::set_if_version(self, &StoreKey::new(key)?, value, tag)
     }
+    /// `DirectReads::get_direct`; `NotDone` where the store has none.
     fn get_direct_str(
         &self,
         key: &str,
         bufs: &mut [std::io::IoSliceMut<'_>],
     ) -> Result<super::Direct> {
-        self.get_direct(&StoreKey::new(key)?, bufs)
+        let key = StoreKey::new(key)?;
+        match self.as_direct() {
+            Some(reads) => reads.get_direct(&key, bufs),
+            None => Ok(super::Direct::NotDone),
+        }
     }
     fn get_pinned_str(
         &self,
         key: &str,
         range: super::ByteRange,
     ) -> Result<Option<super::PinnedRead<'_>>> {
-        self.get_pinned(&StoreKey::new(key)?, range)
+        super::get_pinned(self, &StoreKey::new(key)?, range)
     }
     /// `get_many` of the valid keys in one batch; a bad key's slot holds
     /// its error.

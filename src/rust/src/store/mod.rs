@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
+pub mod capability;
 pub(crate) mod escape;
 pub mod fs;
 pub mod growing;
@@ -20,6 +21,10 @@ pub mod reference;
 pub mod retry;
 pub mod wait;
 
+pub use capability::{
+    get_each_growing, get_pinned, get_versioned, set_if_version, BatchedReads, Direct, DirectReads,
+    Pinned, PinnedRead, PinnedReads, StreamedReads, VersionedWrites,
+};
 pub use fs::FsStore;
 pub use growing::Growing;
 pub use http::HttpStore;
@@ -30,7 +35,7 @@ pub use memory::MemoryStore;
 pub use object::ObjectStore;
 pub use reference::RefStore;
 
-/// What `Store::get_each_growing` calls as a value's bytes come in.
+/// What `StreamedReads::get_each_growing` calls as a value's bytes come in.
 pub type GrewFn = Arc<dyn Fn(usize, &Arc<Growing>) + Send + Sync>;
 
 /// Which bytes of a value to return.
@@ -54,9 +59,18 @@ pub struct DirListing {
     pub prefixes: Vec<String>,
 }
 
+/// The core of every store: read, list and (unless read-only) write
+/// values by key. Ranged reads are core too: every store reads only the
+/// bytes of a range (a memory store slices). What only some stores can do
+/// is a capability trait (capability.rs) that `as_*()` offers.
 pub trait Store: Send + Sync {
-    /// The value at `key`, or `None` if there is none.
+    /// The value at `key` (`range` of it), or `None` if there is none.
     fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>>;
+    /// Fetch several values at once. Stores that can fetch them
+    /// concurrently override this; the default fetches one after another.
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        requests.iter().map(|(k, r)| self.get(k, *r)).collect()
+    }
     /// Store `value` at `key`, replacing what was there. Read-only stores
     /// keep the default, which refuses.
     fn set(&self, key: &StoreKey, _value: &[u8]) -> Result<()> {
@@ -88,182 +102,29 @@ pub trait Store: Send + Sync {
     /// Size in bytes of the value at `key`, `None` if absent.
     fn size(&self, key: &StoreKey) -> Result<Option<u64>>;
     fn read_only(&self) -> bool;
-    /// Whether `get` with a range reads only those bytes (not the whole value).
-    fn supports_partial_reads(&self) -> bool {
-        true
-    }
     /// A short description for printing: "local store at <root>", "memory store".
     fn describe(&self) -> String;
-    /// Fetch several values at once. Stores with latency (HTTP) override
-    /// this to fetch concurrently; the default fetches one after another.
-    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
-        requests.iter().map(|(k, r)| self.get(k, *r)).collect()
-    }
-    /// Fetch several values with up to `in_flight` requests out at once,
-    /// handing each to `arrived` (with its position in `requests`) as it
-    /// comes in, on the calling thread; when `arrived` returns false no
-    /// further request starts. The default fetches up to 64 at a time
-    /// with `get_many` (a window is handed over once all of it is in, and
-    /// the next is fetched while it is decoded); stores that can hand
-    /// values over one by one as they arrive override it.
-    fn get_each(
-        &self,
-        requests: &[(StoreKey, ByteRange)],
-        in_flight: usize,
-        arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
-    ) {
-        let mut at = 0;
-        for part in requests.chunks(in_flight.clamp(1, 64)) {
-            for got in self.get_many(part) {
-                if !arrived(at, got) {
-                    return;
-                }
-                at += 1;
-            }
-        }
-    }
-    /// Whether `get_each_growing` hands values over while they arrive
-    /// (the default hands each over once it is all there).
-    fn streams_values(&self) -> bool {
-        false
-    }
-    /// `get_each`, with each value in a [`Growing`] that `grew` is told
-    /// of (from any thread, with the request's position) as its bytes
-    /// come in, before `arrived` gets it complete. The default tells
-    /// nothing before the value is complete.
-    fn get_each_growing(
-        &self,
-        requests: &[(StoreKey, ByteRange)],
-        in_flight: usize,
-        grew: GrewFn,
-        arrived: &mut dyn FnMut(usize, Result<Option<Arc<Growing>>>) -> bool,
-    ) {
-        let _ = grew;
-        self.get_each(requests, in_flight, &mut |i, got| {
-            arrived(i, got.map(|v| v.map(Growing::whole)))
-        })
-    }
-    /// Whether the engine should fetch chunks with `get_many` in batches
-    /// (true for network stores) instead of one `get` per decode task.
-    fn prefers_batches(&self) -> bool {
-        false
-    }
-    /// Whether `get_direct` can do anything: the engine prepares the
-    /// buffers only for stores that say so.
-    fn reads_direct(&self) -> bool {
-        false
-    }
-    /// Read the whole value at `key` straight into `bufs`, one after
-    /// another, if it is exactly as long as they are together. Stores
-    /// that cannot (the default), and values of another length, give
-    /// `Direct::NotDone`, and the caller reads the value with `get`; the
-    /// buffers may then hold anything.
-    fn get_direct(&self, _key: &StoreKey, _bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<Direct> {
-        Ok(Direct::NotDone)
-    }
-    /// Whether `set_if_version` is a real compare-and-swap here.
-    fn supports_conditional_writes(&self) -> bool {
-        false
-    }
-    /// The value at `key` and a tag of its version (an object store's
-    /// ETag or generation) for `set_if_version`; stores without versions
-    /// give no tag.
-    fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>> {
-        Ok(self.get(key, ByteRange::All)?.map(|v| (v, None)))
-    }
-    /// Write `value` at `key` only if it is still at version `tag` (with
-    /// `None`: only if there is no value yet), so that two processes
-    /// updating one metadata document cannot lose an update silently: the
-    /// loser gets `ZarrError::Conflict`. Returns the new version tag.
-    /// Stores that cannot (the default) refuse with `Unsupported`.
-    fn set_if_version(
-        &self,
-        key: &StoreKey,
-        _value: &[u8],
-        _tag: Option<&str>,
-    ) -> Result<Option<String>> {
-        Err(ZarrError::Unsupported(format!(
-            "{} has no conditional writes (key '{key}')",
-            self.describe()
-        )))
-    }
-    /// `range` of the value at `key`, and a handle that reads more ranges
-    /// of that same version of the value, whatever writers do meanwhile:
-    /// a shard's inner chunks must come from the shard its index came
-    /// from. None when there is no value. The default reads later ranges
-    /// with `get`, from whatever version is there then; stores that can
-    /// pin a version override it.
-    fn get_pinned<'s>(
-        &'s self,
-        key: &StoreKey,
-        range: ByteRange,
-    ) -> Result<Option<PinnedRead<'s>>> {
-        Ok(self.get(key, range)?.map(|b| {
-            (
-                b,
-                Box::new(Latest {
-                    store: self,
-                    key: key.clone(),
-                }) as Box<dyn Pinned>,
-            )
-        }))
-    }
-}
 
-/// What `Store::get_pinned` gives: the first range, and the pinned value.
-pub type PinnedRead<'s> = (Vec<u8>, Box<dyn Pinned + 's>);
-
-/// One version of one value (see `Store::get_pinned`).
-pub trait Pinned: Send + Sync {
-    /// `range` of the pinned value.
-    fn get(&self, range: ByteRange) -> Result<Vec<u8>>;
-    /// Several ranges of the pinned value, results in their order. Stores
-    /// with latency override it to ask for them concurrently.
-    fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
-        ranges.iter().map(|r| self.get(*r)).collect()
+    /// Batched reads, for a store whose requests wait on a network.
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        None
     }
-}
-
-/// The default `Pinned`: whatever version the store holds at each read.
-struct Latest<'s, S: Store + ?Sized> {
-    store: &'s S,
-    key: StoreKey,
-}
-
-impl<S: Store + ?Sized> Latest<'_, S> {
-    fn found(&self, got: Result<Option<Vec<u8>>>) -> Result<Vec<u8>> {
-        got?.ok_or_else(|| {
-            ZarrError::CorruptChunk(format!("'{}' disappeared while it was read", self.key))
-        })
+    /// Values handed over while their bytes arrive.
+    fn as_streamed(&self) -> Option<&dyn StreamedReads> {
+        None
     }
-}
-
-impl<S: Store + ?Sized> Pinned for Latest<'_, S> {
-    fn get(&self, range: ByteRange) -> Result<Vec<u8>> {
-        self.found(self.store.get(&self.key, range))
+    /// Values read straight into the caller's buffers.
+    fn as_direct(&self) -> Option<&dyn DirectReads> {
+        None
     }
-
-    /// The store's own batches, concurrent where the store has latency.
-    fn get_many(&self, ranges: &[ByteRange]) -> Vec<Result<Vec<u8>>> {
-        let requests: Vec<(StoreKey, ByteRange)> =
-            ranges.iter().map(|r| (self.key.clone(), *r)).collect();
-        self.store
-            .get_many(&requests)
-            .into_iter()
-            .map(|got| self.found(got))
-            .collect()
+    /// Ranges read from one version of a value.
+    fn as_pinned(&self) -> Option<&dyn PinnedReads> {
+        None
     }
-}
-
-/// The outcome of `Store::get_direct`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direct {
-    /// The buffers hold the whole value.
-    Done,
-    /// There is no value at the key.
-    Missing,
-    /// Nothing usable was read; read the value with `get`.
-    NotDone,
+    /// Compare-and-swap writes by version tag.
+    fn as_versioned(&self) -> Option<&dyn VersionedWrites> {
+        None
+    }
 }
 
 /// Cut `data` to `range`; out-of-bounds ranges are an error naming `key`.

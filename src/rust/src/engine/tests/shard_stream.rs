@@ -4,7 +4,9 @@
 //! body reads as the body says.
 
 use super::*;
-use crate::store::{ByteRange, DirListing, GrewFn, Growing, StoreKey, StorePrefix};
+use crate::store::{
+    BatchedReads, ByteRange, DirListing, GrewFn, Growing, StoreKey, StorePrefix, StreamedReads,
+};
 use shard::sharded_files;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -68,12 +70,17 @@ impl Store for Streaming {
     fn describe(&self) -> String {
         "streaming test store".into()
     }
-    fn prefers_batches(&self) -> bool {
-        true
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        Some(self)
     }
-    fn streams_values(&self) -> bool {
-        true
+    fn as_streamed(&self) -> Option<&dyn StreamedReads> {
+        Some(self)
     }
+}
+
+impl BatchedReads for Streaming {}
+
+impl StreamedReads for Streaming {
     fn get_each_growing(
         &self,
         requests: &[(StoreKey, ByteRange)],

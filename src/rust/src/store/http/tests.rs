@@ -65,8 +65,7 @@ fn http_get_whole_values_and_missing_keys() {
     assert_eq!(store.get_str("nope", ByteRange::All).unwrap(), None);
     assert_eq!(store.get_str("a/b/c", ByteRange::All).unwrap(), None);
     assert!(store.read_only());
-    assert!(store.supports_partial_reads());
-    assert!(store.prefers_batches());
+    assert!(store.as_batched().is_some());
     assert_eq!(store.describe(), format!("HTTP store at {}/", server.url));
 }
 

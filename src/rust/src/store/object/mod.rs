@@ -632,6 +632,20 @@ impl Store for ObjectStore {
         all.unwrap_or_else(|e| requests.iter().map(|_| Err(e.clone())).collect())
     }
 
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        Some(self)
+    }
+
+    fn as_streamed(&self) -> Option<&dyn StreamedReads> {
+        Some(self)
+    }
+
+    fn as_versioned(&self) -> Option<&dyn VersionedWrites> {
+        Some(self)
+    }
+}
+
+impl BatchedReads for ObjectStore {
     fn get_each(
         &self,
         requests: &[(StoreKey, ByteRange)],
@@ -643,11 +657,9 @@ impl Store for ObjectStore {
             arrived(i, got.map(|v| v.map(Growing::into_vec)))
         })
     }
+}
 
-    fn streams_values(&self) -> bool {
-        true
-    }
-
+impl StreamedReads for ObjectStore {
     fn get_each_growing(
         &self,
         requests: &[(StoreKey, ByteRange)],
@@ -690,15 +702,9 @@ impl Store for ObjectStore {
             Ok(())
         });
     }
+}
 
-    fn prefers_batches(&self) -> bool {
-        true
-    }
-
-    fn supports_conditional_writes(&self) -> bool {
-        true
-    }
-
+impl VersionedWrites for ObjectStore {
     /// The value at `key` and its version tag (ETag or generation), for a
     /// later [`ObjectStore::set_if_version`].
     fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>> {

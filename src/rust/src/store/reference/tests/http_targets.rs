@@ -32,7 +32,7 @@ fn reference_http_targets_use_range_requests() {
         }),
         &format!("{u}/dir/refs.json"),
     );
-    assert!(s.prefers_batches());
+    assert!(s.as_batched().is_some());
     assert_eq!(get(&s, "part").unwrap(), &data()[100..110]);
     assert_eq!(
         s.get_str("part", range(2, 3)).unwrap().unwrap(),

@@ -115,7 +115,7 @@ fn reference_v0_inline_base64_and_json_documents() {
     assert!(!s.exists_str("nope").unwrap());
     assert_eq!(s.size_str("bin").unwrap(), Some(4));
     assert_eq!(s.size_str("nope").unwrap(), None);
-    assert!(!s.prefers_batches());
+    assert!(s.as_batched().is_none());
     assert!(s.read_only());
 }
 
@@ -271,7 +271,7 @@ fn reference_v1_spec_example_expands_to_the_spec_version_0_set() {
     assert_eq!(s.list().unwrap(), v0.list().unwrap());
     assert_eq!(get(&s, "key0").unwrap(), b"data");
     assert_eq!(s.size_str("gen_key0").unwrap(), Some(1000));
-    assert!(s.prefers_batches(), "http targets prefer batches");
+    assert!(s.as_batched().is_some(), "http targets prefer batches");
 }
 
 #[test]
@@ -522,7 +522,7 @@ fn reference_relative_paths_and_file_urls() {
             "https://example.org/refs/z.nc"
         ]
     );
-    assert!(s.prefers_batches());
+    assert!(s.as_batched().is_some());
 }
 
 #[test]

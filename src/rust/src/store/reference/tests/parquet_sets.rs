@@ -338,7 +338,7 @@ fn reference_parquet_reads_only_the_files_it_needs() {
             "x/refs.2.parq"
         ]
     );
-    assert!(!s.prefers_batches());
+    assert!(s.as_batched().is_none());
     crate::store::tests::check_read_only(&s, "x/1", b"raw!");
 }
 
@@ -492,7 +492,7 @@ fn reference_parquet_prefers_batches_for_http_targets() {
     );
     let s = RefStore::from_parquet_dir(root.to_str().unwrap()).unwrap();
     assert_eq!(s.reference_files_opened(), 0);
-    assert!(s.prefers_batches());
+    assert!(s.as_batched().is_some());
     assert_eq!(s.cached_reference_files(), ["a/refs.0.parq"]);
     assert_eq!(s.size_str("a/0").unwrap(), Some(4));
 }

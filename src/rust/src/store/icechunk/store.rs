@@ -1,0 +1,155 @@
+//! The Zarr keys of one session, as a store.
+
+use super::*;
+
+impl Store for IcechunkStore {
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.wait(self.get_async(key, range))
+    }
+
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
+        self.check_writable("write", key)?;
+        self.wait(async {
+            self.store
+                .set(key, bytes::Bytes::copy_from_slice(value))
+                .await
+                .map_err(|e| {
+                    ic_error(
+                        &format!("cannot write '{}' to {}", &**key, self.describe()),
+                        e,
+                    )
+                })
+        })
+    }
+
+    fn erase(&self, key: &StoreKey) -> Result<()> {
+        self.check_writable("erase", key)?;
+        self.wait(async {
+            match self.store.delete(key).await {
+                Ok(()) => Ok(()),
+                Err(e) if matches!(e.kind, StoreErrorKind::NotFound(_)) => Ok(()),
+                Err(e) => Err(ic_error(
+                    &format!("cannot erase '{}' of {}", &**key, self.describe()),
+                    e,
+                )),
+            }
+        })
+    }
+
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        self.check_writable("erase prefix", prefix)?;
+        self.wait(async {
+            self.store.delete_dir(prefix).await.map_err(|e| {
+                ic_error(
+                    &format!("cannot erase '{}' of {}", &**prefix, self.describe()),
+                    e,
+                )
+            })
+        })
+    }
+
+    fn list(&self) -> Result<Vec<String>> {
+        self.list_prefix(&StorePrefix::new("")?)
+    }
+
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
+        self.wait(async {
+            let stream = self
+                .store
+                .list_prefix(prefix)
+                .await
+                .map_err(|e| self.listed(prefix, e))?;
+            let mut keys: Vec<String> = stream
+                .try_collect()
+                .await
+                .map_err(|e| self.listed(prefix, e))?;
+            keys.retain(|k| k.starts_with(&**prefix));
+            keys.sort();
+            Ok(keys)
+        })
+    }
+
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
+        self.wait(async {
+            let stream = self
+                .store
+                .list_dir_items(prefix)
+                .await
+                .map_err(|e| self.listed(prefix, e))?;
+            let items: Vec<_> = stream
+                .try_collect()
+                .await
+                .map_err(|e| self.listed(prefix, e))?;
+            // icechunk names them relative to the prefix; the Store trait
+            // from the root.
+            let dir = prefix.dir();
+            let mut out = DirListing::default();
+            for item in items {
+                match item {
+                    icechunk::store::ListDirItem::Key(k) => out.keys.push(format!("{dir}{k}")),
+                    icechunk::store::ListDirItem::Prefix(p) => out
+                        .prefixes
+                        .push(format!("{dir}{}/", p.trim_end_matches('/'))),
+                }
+            }
+            out.keys.sort();
+            out.prefixes.sort();
+            Ok(out)
+        })
+    }
+
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        self.wait(async {
+            match self.store.exists(key).await {
+                Ok(found) => Ok(found),
+                // a Zarr v2 key, or a node that is not there
+                Err(e) if matches!(e.kind, StoreErrorKind::NotFound(_)) => Ok(false),
+                Err(e) => Err(ic_error(
+                    &format!("cannot look for '{}' in {}", &**key, self.describe()),
+                    e,
+                )),
+            }
+        })
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        self.wait(async {
+            match self.store.getsize(key).await {
+                Ok(n) => Ok(Some(n)),
+                Err(e) if matches!(e.kind, StoreErrorKind::NotFound(_)) => Ok(None),
+                Err(e) => Err(ic_error(
+                    &format!("cannot size '{}' of {}", &**key, self.describe()),
+                    e,
+                )),
+            }
+        })
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Icechunk repository at '{}' ({})",
+            self.location,
+            name(&self.version)
+        )
+    }
+
+    /// Concurrently: virtual chunks may be on a web server.
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        let all = self.wait(async {
+            Ok(
+                futures::stream::iter(requests.iter().map(|(k, r)| self.get_async(k, *r)))
+                    .buffered(16)
+                    .collect::<Vec<_>>()
+                    .await,
+            )
+        });
+        match all {
+            Ok(v) => v,
+            Err(e) => requests.iter().map(|_| Err(e.clone())).collect(),
+        }
+    }
+}
