@@ -29,7 +29,7 @@ use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
 use zfp_rs::{
-    ZfpBitStream, ZfpBitStreamMutOps, ZfpBitStreamOps, ZfpBitStreamRef, ZfpConfig,
+    ZfpBitStream, ZfpBitStreamOps, ZfpBitStreamRef, ZfpConfig,
     ZfpDimensionality, ZfpField, ZfpFieldMut, ZfpHeaderMask, ZfpScalar, ZfpScalarType,
     ZfpStreamAlignment,
 };
@@ -216,6 +216,12 @@ impl Zfp {
     pub fn registry(config: &Map<String, Value>, dtype: DataType) -> Result<Zfp> {
         let scalar = scalar_of(ZFP_NAME, dtype)?;
         let s = &ZFP_SPEC;
+        // Every member is checked, also those the mode does not read.
+        for p in s.params {
+            p.get(ZFP_NAME, config)?;
+        }
+        number(s, config, "rate")?;
+        number(s, config, "tolerance")?;
         let mode = s.param("mode").get(ZFP_NAME, config)?;
         let need = |key: &str| -> Result<f64> {
             number(s, config, key)?.ok_or_else(|| {
