@@ -29,9 +29,8 @@ use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
 use zfp_rs::{
-    ZfpBitStream, ZfpBitStreamOps, ZfpBitStreamRef, ZfpConfig,
-    ZfpDimensionality, ZfpField, ZfpFieldMut, ZfpHeaderMask, ZfpScalar, ZfpScalarType,
-    ZfpStreamAlignment,
+    ZfpBitStream, ZfpBitStreamOps, ZfpBitStreamRef, ZfpConfig, ZfpDimensionality, ZfpField,
+    ZfpFieldMut, ZfpHeaderMask, ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
 };
 
 pub const NAME: &str = "numcodecs.zfpy";
