@@ -101,3 +101,38 @@ test_that("arrays R writes with numcodecs.zfpy read in zarr-python 2.18 and 3.4 
     }
   }
 })
+
+test_that("zfp and numcodecs.zfpy round-trip in R, inside shards too, and refuse what they cannot hold", {
+  x <- outer(1:9, 1:11, function(i, j) sin(i / 3) * cos(j / 5) * 100)
+  x[2, 3] <- NaN
+  z <- create_zarr()
+  for (codec in list(list("zfp", list(mode = "reversible")), list("numcodecs.zfpy", NULL))) {
+    b <- define_array("float64", dim(x))
+    b$chunk_shape <- c(4, 5)
+    b$add_codec(codec[[1]], codec[[2]])
+    a <- z$add_array("/", paste0("r_", codec[[1]]), b)
+    a[] <- x
+    expect_identical(a[], x, label = codec[[1]])
+    # Sharded: each inner chunk is a zfp field.
+    b$add_codec("sharding_indexed", list(chunk_shape = c(2, 5)))
+    a <- z$add_array("/", paste0("s_", codec[[1]]), b)
+    a[] <- x
+    expect_identical(a[], x, label = codec[[1]])
+    expect_identical(a[3:5, 2], x[3:5, 2], label = codec[[1]])
+  }
+  y <- x
+  y[2, 3] <- 0
+  b <- define_array("float32", dim(y))
+  b$add_codec("zfp", list(mode = "fixed_accuracy", tolerance = 0.01))
+  a <- z$add_array("/", "acc", b)
+  a[] <- y
+  expect_true(max(abs(a[] - y)) <= 0.01)
+  expect_false(identical(a[], y))
+  expect_identical(a$metadata$codecs[[2]], list(name = "zfp", configuration = list(mode = "fixed_accuracy",
+                                                                                   tolerance = 0.01)))
+  b <- define_array("int16", 4)
+  expect_error(b$add_codec("numcodecs.zfpy", NULL), "numcodecs.zfpy.*not int16")
+  b <- define_array("float64", 4)
+  expect_error(b$add_codec("zfp", list(mode = "fixed_rate")), "needs 'rate'")
+  expect_error(b$add_codec("numcodecs.zfpy", list(mode = 9)), "mode must be an integer from 0 to 5")
+})
