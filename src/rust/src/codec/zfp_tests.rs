@@ -9,7 +9,17 @@ use serde_json::json;
 /// `ZFPY(**config)` of `x`: its type, C-order shape, configuration, `x`,
 /// `encode(x)` and `decode(encode(x))`. Floats are sin(0.37 i) * 100,
 /// integers 7919 i - 300.
-const NUMCODECS: [(DataType, &[usize], &str, &str, &str, &str); 4] = [
+/// (type, shape, configuration, data, encoded, decoded).
+type Case = (
+    DataType,
+    &'static [usize],
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+const NUMCODECS: [Case; 4] = [
     (
         DataType::Float64,
         &[3, 5],
