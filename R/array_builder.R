@@ -139,8 +139,9 @@ builder_set_fixed_string <- function(private, configuration) {
   if (identical(private$.data_type$fill_value, default_fill_value("string"))) private$.data_type$fill_value <- ""
 }
 
-# numcodecs' array -> bytes codecs (pcodec for numbers, categorize for
-# strings) take the place of the chain's `bytes` or `vlen-utf8`.
+# numcodecs' array -> bytes codecs (pcodec and zfpy for numbers, categorize
+# for strings) and the registry's `zfp` take the place of the chain's
+# `bytes` or `vlen-utf8`.
 builder_replace_serializer <- function(private, codec, configuration) {
   at <- which(codec_names(private$.codecs) %in% c("bytes", "vlen-utf8"))
   if (length(at) != 1L) {
@@ -257,7 +258,8 @@ array_builder <- R6::R6Class("array_builder",
       }
       if (codec == "transpose") private$.order_chosen <- TRUE
       cfg <- default_codec_configuration(codec, configuration, private$.data_type$data_type, length(private$.shape))
-      if (startsWith(codec, "numcodecs.") && identical(codec_modes()[[codec]], "array -> bytes")) {
+      if ((startsWith(codec, "numcodecs.") || codec_on_bytes(codec)) &&
+          identical(codec_modes()[[codec]], "array -> bytes")) {
         builder_replace_serializer(private, codec, cfg)
         return(invisible(self))
       }

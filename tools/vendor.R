@@ -83,6 +83,8 @@ drop_pattern <- function(name) {
     `lz4-sys` = "^liblz4/(build|contrib|doc|examples|ossfuzz|programs|tests)/",
     `zstd-sys` = "^zstd/(build|contrib)/",
     `libz-sys` = "^src/zlib-ng/",
+    # zfp-rs: the benchmarks' figures and scripts.
+    `zfp-rs` = "^(docs|scripts)/",
     parquet = paste(c("^src/bin/",
                       if (!"arrow" %in% parquet_features) "^src/arrow/",
                       if (!"encryption" %in% parquet_features) "^src/encryption/"),

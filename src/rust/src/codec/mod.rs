@@ -42,6 +42,7 @@ pub mod transpose;
 pub mod v2;
 pub mod value;
 pub mod vlen;
+pub mod zfp;
 pub mod zlib;
 pub mod zstd;
 
@@ -142,6 +143,22 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         self.decode_slice(&input, decoded_len, ctx)
+    }
+    /// `encode` of the elements of a chunk of `shape` (C order, after the
+    /// transposes): array -> bytes codecs that compress fields (zfp)
+    /// need it; the others ignore it.
+    fn encode_shaped(&self, input: Vec<u8>, _shape: &[usize]) -> Result<Vec<u8>> {
+        self.encode(input)
+    }
+    /// `decode_slice` into the elements of a chunk of `shape`.
+    fn decode_shaped(
+        &self,
+        input: &[u8],
+        _shape: &[usize],
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.decode_slice(input, decoded_len, ctx)
     }
     /// Whether the codec reads its input's elements as little endian
     /// whatever the array's byte order (bitround, whose configuration has
@@ -707,6 +724,11 @@ impl CodecChain {
                 _ => None,
             };
             let decoded = match data {
+                // A serializer of numcodecs' decodes elements of the
+                // chunk's shape.
+                d if c.spec().mode == Mode::ArrayToBytes => {
+                    c.decode_shaped(&d, &self.encoded_shape(chunk_shape), hint, ctx)
+                }
                 Cow::Owned(v) => c.decode(v, hint, ctx),
                 Cow::Borrowed(b) => c.decode_slice(b, hint, ctx),
             };
@@ -832,8 +854,19 @@ impl CodecChain {
             std::mem::swap(data, out);
             return Ok(());
         };
+        let shaped = |c: &dyn BytesToBytes, data: Vec<u8>| {
+            if c.spec().mode == Mode::ArrayToBytes {
+                c.encode_shaped(data, &self.encoded_shape(chunk_shape))
+            } else {
+                c.encode(data)
+            }
+        };
         for c in rest {
-            *data = c.encode(std::mem::take(data))?;
+            *data = shaped(c.as_ref(), std::mem::take(data))?;
+        }
+        if last.spec().mode == Mode::ArrayToBytes {
+            *out = shaped(last.as_ref(), std::mem::take(data))?;
+            return Ok(());
         }
         match last.encode_into(data, out) {
             Some(done) => done,

@@ -248,6 +248,8 @@ pub static REGISTRY: &[&CodecSpec] = &[
     &super::packbits::SPEC,
     &super::astype::SPEC,
     &super::pcodec::SPEC,
+    &super::zfp::SPEC,
+    &super::zfp::ZFP_SPEC,
     &super::checksum32::CRC32,
     &super::checksum32::ADLER32,
     &super::checksum32::FLETCHER32,
