@@ -72,15 +72,26 @@ zarr_codec <- R6::R6Class("zarr_codec",
 )
 
 # A bytes -> bytes codec: encode/decode through the engine.
-b2b_encode <- function(codec, dtype, data) {
+b2b_encode <- function(codec, dtype, data, shape = NULL) {
   if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' encodes raw vectors", codec$name))
-  zarr_call(rz_codec_encode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data))
+  zarr_call(rz_codec_encode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data,
+                            codec_shape(shape)))
 }
 
-b2b_decode <- function(codec, dtype, data) {
+b2b_decode <- function(codec, dtype, data, shape = NULL) {
   if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' decodes raw vectors", codec$name))
   zarr_call(rz_codec_decode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data,
-                            zarr_strict_checksums()))
+                            zarr_strict_checksums(), codec_shape(shape)))
+}
+
+# A chunk shape given to a standalone codec, in R's order (first dimension
+# fastest), as the engine takes it: the C order of the chunk's elements.
+codec_shape <- function(shape) {
+  if (is.null(shape)) return(NULL)
+  if (!is.numeric(shape) || anyNA(shape) || any(shape < 0) || any(shape != round(shape))) {
+    zarr_abort("argument", "shape must be NULL or whole numbers >= 0")
+  }
+  rev(as.numeric(shape))
 }
 
 # The configuration of codec `name` for arrays of `data_type` with `ndim`
@@ -165,12 +176,17 @@ zarr_codec_generic <- R6::R6Class("zarr_codec_generic",
     copy = function() zarr_codec_generic$new(private$.name, self$configuration, private$.dt),
     #' @description Encode a raw vector.
     #' @param data A raw vector.
+    #' @param shape Optional dimensions of the chunk the elements of `data`
+    #'   make, first dimension fastest as in R: codecs that compress fields
+    #'   (`zfp`) use it; without it the elements are one line.
     #' @return The encoded raw vector.
-    encode = function(data) b2b_encode(self, private$.dt, data),
+    encode = function(data, shape = NULL) b2b_encode(self, private$.dt, data, shape),
     #' @description Decode a raw vector.
     #' @param data A raw vector.
+    #' @param shape Optional dimensions of the chunk, as for `encode()`; the
+    #'   registry's `zfp`, whose streams have no header, needs it.
     #' @return The decoded raw vector.
-    decode = function(data) b2b_decode(self, private$.dt, data),
+    decode = function(data, shape = NULL) b2b_decode(self, private$.dt, data, shape),
     #' @description Set one configuration member, checked by the engine.
     #' @param member The member's name.
     #' @param value Its new value.

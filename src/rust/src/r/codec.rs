@@ -64,18 +64,48 @@ fn endian_swaps(endian: &str) -> Result<bool> {
 /// Encode a raw vector with one bytes -> bytes codec, given as its JSON entry.
 /// @noRd
 #[extendr]
-fn rz_codec_encode(codec_json: &str, dtype: &str, data: Raw) -> Robj {
+fn rz_codec_encode(codec_json: &str, dtype: &str, data: Raw, shape: Robj) -> Robj {
     guard(|| {
         let codec =
             bytes_codec_from_json(&serde_json::from_str(codec_json)?, DataType::parse(dtype)?)?;
-        Ok(Raw::from_bytes(&codec.encode(data.as_slice().to_vec())?).into())
+        let input = data.as_slice().to_vec();
+        let out = match chunk_shape(&shape)? {
+            Some(shape) => codec.encode_shaped(input, &shape)?,
+            None => codec.encode(input)?,
+        };
+        Ok(Raw::from_bytes(&out).into())
     })
+}
+
+/// The chunk shape an R caller gave a codec (NULL: none), for the codecs
+/// that compress fields (zfp) rather than lines of bytes.
+fn chunk_shape(shape: &Robj) -> Result<Option<Vec<usize>>> {
+    if shape.is_null() {
+        return Ok(None);
+    }
+    let bad = || ZarrError::Argument("shape must be NULL or whole numbers >= 0".into());
+    let values: Vec<f64> = match (shape.as_real_vector(), shape.as_integer_vector()) {
+        (Some(v), _) => v,
+        (None, Some(v)) => v.iter().map(|&i| f64::from(i)).collect(),
+        _ => return Err(bad()),
+    };
+    values
+        .iter()
+        .map(|&v| {
+            if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= usize::MAX as f64 {
+                Ok(v as usize)
+            } else {
+                Err(bad())
+            }
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }
 
 /// Decode a raw vector with one bytes -> bytes codec.
 /// @noRd
 #[extendr]
-fn rz_codec_decode(codec_json: &str, dtype: &str, data: Raw, strict: bool) -> Robj {
+fn rz_codec_decode(codec_json: &str, dtype: &str, data: Raw, strict: bool, shape: Robj) -> Robj {
     guard(|| {
         let codec =
             bytes_codec_from_json(&serde_json::from_str(codec_json)?, DataType::parse(dtype)?)?;
@@ -86,9 +116,11 @@ fn rz_codec_decode(codec_json: &str, dtype: &str, data: Raw, strict: bool) -> Ro
             warnings: &warnings,
             what: &what,
         };
-        let out = codec
-            .decode(data.as_slice().to_vec(), None, &ctx)
-            .map_err(|e| e.into_corrupt())?;
+        let out = match chunk_shape(&shape)? {
+            Some(shape) => codec.decode_shaped(data.as_slice(), &shape, None, &ctx),
+            None => codec.decode(data.as_slice().to_vec(), None, &ctx),
+        }
+        .map_err(|e| e.into_corrupt())?;
         Ok(with_warnings(Raw::from_bytes(&out).into(), warnings.take()))
     })
 }
