@@ -164,6 +164,22 @@ fn next_random() -> u64 {
 /// Whether an answer with this status is worth asking for again: the
 /// server failed (5xx), timed out waiting for the request (408) or sheds
 /// load (429). 501 (Not Implemented) and 505 never change.
+/// Whether an error, or one of its causes, is a refused connection
+/// (nothing listens at the port): the HTTP and the object stores both stop
+/// retrying those after `REFUSED_RETRIES`.
+pub fn connection_refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return true;
+            }
+        }
+        source = s.source();
+    }
+    false
+}
+
 pub fn retry_status(status: u16) -> bool {
     matches!(status, 408 | 429) || (500..600).contains(&status) && !matches!(status, 501 | 505)
 }

@@ -203,22 +203,13 @@ impl Client {
     }
 }
 
-/// The causes of a reqwest error, outermost first, without the URL it
-/// names (which may carry a token in its query).
 /// Whether the host refused the connection (nothing listens at the port).
 fn refused(e: &reqwest::Error) -> bool {
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return true;
-            }
-        }
-        source = s.source();
-    }
-    false
+    crate::store::retry::connection_refused(e)
 }
 
+/// The causes of a reqwest error, outermost first, without the URL it
+/// names (which may carry a token in its query).
 fn error_chain(e: &reqwest::Error) -> String {
     let mut parts = Vec::new();
     let mut source = std::error::Error::source(e);

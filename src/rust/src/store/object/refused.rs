@@ -68,16 +68,7 @@ fn past_limit(n: usize, e: HttpError) -> HttpError {
 
 /// Whether the host refused the connection.
 fn refused(e: &HttpError) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return true;
-            }
-        }
-        source = s.source();
-    }
-    false
+    crate::store::retry::connection_refused(e)
 }
 
 #[cfg(test)]

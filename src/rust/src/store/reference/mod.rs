@@ -309,19 +309,10 @@ impl RefStore {
                     Some((offset, length)) => ByteRange::Range { offset, length },
                     None => range,
                 };
-                match store.get(&http_key, req) {
-                    Ok(Some(data)) => Ok(data),
-                    Ok(None) => Err(ZarrError::NotFound(format!(
-                        "reference '{key}': its target {url} does not exist (HTTP 404)"
-                    ))),
-                    Err(e) => Err(e.context(&format!("reference '{key}'"))),
-                }
+                web_target(key, url, store.get(&http_key, req))
             }
-            TargetKind::Unsupported(why) => {
-                Err(ZarrError::Unsupported(format!("reference '{key}': {why}")))
-            }
-            TargetKind::Refused(why) => {
-                Err(ZarrError::InvalidKey(format!("reference '{key}': {why}")))
+            TargetKind::Unsupported(why) | TargetKind::Refused(why) => {
+                Err(unusable_target(key, &target.kind, why))
             }
         }
     }
@@ -406,6 +397,27 @@ impl RefStore {
 
 /// Whether the path of a URL names a JSON reference file (".json",
 /// possibly compressed), which is then not probed as a Parquet folder.
+/// What a reference's web target answered: its value, or an error naming
+/// the reference and the URL.
+fn web_target<T>(key: &str, url: &str, got: Result<Option<T>>) -> Result<T> {
+    match got {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => Err(ZarrError::NotFound(format!(
+            "reference '{key}': its target {url} does not exist (HTTP 404)"
+        ))),
+        Err(e) => Err(e.context(&format!("reference '{key}'"))),
+    }
+}
+
+/// The error of a reference whose target cannot be read here (`why`).
+fn unusable_target(key: &str, kind: &TargetKind, why: &str) -> ZarrError {
+    let msg = format!("reference '{key}': {why}");
+    match kind {
+        TargetKind::Refused(_) => ZarrError::InvalidKey(msg),
+        _ => ZarrError::Unsupported(msg),
+    }
+}
+
 fn is_json_name(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
     [".json", ".json.gz", ".json.zst"]

@@ -136,19 +136,10 @@ impl Store for RefStore {
             },
             TargetKind::Http(url) => {
                 let (store, http_key) = self.http.locate(url)?;
-                match store.size(&http_key) {
-                    Ok(Some(n)) => Ok(Some(n)),
-                    Ok(None) => Err(ZarrError::NotFound(format!(
-                        "reference '{key}': its target {url} does not exist (HTTP 404)"
-                    ))),
-                    Err(e) => Err(e.context(&format!("reference '{key}'"))),
-                }
+                web_target(key, url, store.size(&http_key)).map(Some)
             }
-            TargetKind::Unsupported(why) => {
-                Err(ZarrError::Unsupported(format!("reference '{key}': {why}")))
-            }
-            TargetKind::Refused(why) => {
-                Err(ZarrError::InvalidKey(format!("reference '{key}': {why}")))
+            TargetKind::Unsupported(why) | TargetKind::Refused(why) => {
+                Err(unusable_target(key, &target.kind, why))
             }
         }
     }
