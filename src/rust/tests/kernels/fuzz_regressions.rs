@@ -97,7 +97,7 @@ fn zstd_frame_claiming_gigabytes_allocates_by_its_size() {
 fn parquet_page_without_its_dictionary_is_a_metadata_error() {
     parquet_file_is_a_metadata_error(
         "dictionary",
-        include_bytes!("fuzz-regressions/parquet_dictionary_page.parq"),
+        include_bytes!("../fuzz-regressions/parquet_dictionary_page.parq"),
     );
 }
 
@@ -105,7 +105,7 @@ fn parquet_page_without_its_dictionary_is_a_metadata_error() {
 fn parquet_negative_column_start_is_a_metadata_error() {
     parquet_file_is_a_metadata_error(
         "negative",
-        include_bytes!("fuzz-regressions/parquet_negative_column_start.parq"),
+        include_bytes!("../fuzz-regressions/parquet_negative_column_start.parq"),
     );
 }
 
