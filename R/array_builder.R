@@ -372,6 +372,10 @@ array_builder <- R6::R6Class("array_builder",
       }
       private$.attributes <- value
     },
+    #' @field order_chosen (read-only, internal) Whether the storage order
+    #'   was chosen (`portable`, or a transpose codec added): if not, an
+    #'   array added to a Zarr v2 store is stored in C order.
+    order_chosen = function(value) private$.order_chosen,
     #' @field codec_info (read-only) The codecs of this array definition, in
     #'   order: a data frame with columns `mode` and `codec`, NULL when there
     #'   are none.

@@ -99,6 +99,11 @@ zarr_group <- R6::R6Class("zarr_group",
     #' @param node A [zarr_group] or [zarr_array] whose parent is this group.
     #' @return The node.
     set_node = function(node) group_set_node(self, private, node),
+    #' @description Keep a child built before the group among its children
+    #'   (internal: the root's children opened by path before the root).
+    #' @param node The child, a group or array.
+    #' @return The node.
+    keep_child = function(node) private$add_child(node),
     #' @description Remove a child from the cached children (internal).
     #' @param name The child's name.
     forget_child = function(name) {

@@ -142,7 +142,10 @@ zarr_icechunkstore <- R6::R6Class("zarr_icechunkstore",
       private$repo <- opened$repo
       private$.location <- location
       private$.ref <- list(kind = opened$kind, name = opened$name)
-    }
+    },
+    #' @description The repository's handle in the engine (internal).
+    #' @return An external pointer.
+    repo_handle = function() private$repo
   ),
   active = list(
     #' @field friendlyClassName (read-only) Name of the class for printing.
@@ -236,7 +239,7 @@ create_tag <- function(x, name, snapshot = NULL) {
 # Whether this build reads Icechunk repositories (rustc >= 1.95 at install).
 icechunk_available <- function() rz_icechunk_available()
 
-icechunk_handle <- function(z) z$store$.__enclos_env__$private$repo
+icechunk_handle <- function(z) z$store$repo_handle()
 
 icechunk_commit <- function(z, message, rebase) {
   check_string(message, "message")

@@ -78,6 +78,14 @@ zarr_node <- R6::R6Class("zarr_node",
     #'   classes override it for work that needs the hierarchy.
     #' @return Self, invisibly.
     post_open = function() invisible(self),
+    #' @description Take the parent from a function called on first use of
+    #'   it (internal: the root's children opened before the root).
+    #' @param parent A function of no arguments that gives the parent group.
+    #' @return Self, invisibly.
+    defer_parent = function(parent) {
+      delayedAssign(".parent", parent(), assign.env = private)
+      invisible(self)
+    },
     #' @description The relative path from this node to another.
     #' @param to A node, or an absolute path.
     #' @return The path, with ".." for each level up; "." for this node.

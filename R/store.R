@@ -144,6 +144,9 @@ zarr_store <- R6::R6Class("zarr_store",
     #' @param metadata A list or [array_builder] with the array's metadata.
     #' @return The metadata of the new array, a list.
     create_array = function(parent, name, metadata) store_create_array(self, parent, name, metadata),
+    #' @description The store's handle in the engine (internal).
+    #' @return An external pointer; NULL for a store written in R.
+    engine_handle = function() private$handle,
     #' @description Print a short description of the store.
     #' @param ... Ignored.
     print = function(...) {
@@ -395,7 +398,7 @@ store_handle <- function(store) {
 }
 
 # The Rust handle of a store, NULL for a store without one.
-store_handle_or_null <- function(store) store$.__enclos_env__$private$handle
+store_handle_or_null <- function(store) store$engine_handle()
 
 # "/a/b", "a/b/" and "a/b" -> "a/b/"; "/" and "" -> "".
 as_prefix <- function(prefix) {
@@ -535,7 +538,7 @@ check_no_node <- function(store, path) {
 as_store_format <- function(metadata, version) {
   order_chosen <- TRUE
   if (inherits(metadata, "array_builder")) {
-    order_chosen <- metadata$.__enclos_env__$private$.order_chosen
+    order_chosen <- metadata$order_chosen
     metadata <- metadata$metadata()
   }
   if (identical(as.integer(version), 2L) && !identical(as.integer(metadata$zarr_format), 2L)) {

@@ -133,7 +133,7 @@ zarr_defer_root <- function(private, meta, store) {
 zarr_build_root <- function(private, meta, store) {
   root <- build_node("", meta, NULL, store)
   if (inherits(root, "zarr_group")) {
-    for (node in private$.opened) root$.__enclos_env__$private$add_child(node)
+    for (node in private$.opened) root$keep_child(node)
   }
   private$.opened <- NULL
   root
@@ -175,7 +175,7 @@ root_child <- function(private, name) {
 
 # The parent of a child of the root is the root node, built on first use.
 node_defer_parent <- function(node, zarr_private) {
-  delayedAssign(".parent", zarr_private$.root, assign.env = node$.__enclos_env__$private)
+  node$defer_parent(function() zarr_private$.root)
 }
 
 # The value of `expr`, a new node; NULL with a warning when it cannot be
