@@ -75,23 +75,13 @@ zarr_codec <- R6::R6Class("zarr_codec",
 b2b_encode <- function(codec, dtype, data, shape = NULL) {
   if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' encodes raw vectors", codec$name))
   zarr_call(rz_codec_encode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data,
-                            codec_shape(shape)))
+                            shape))
 }
 
 b2b_decode <- function(codec, dtype, data, shape = NULL) {
   if (!is.raw(data)) zarr_abort("type", sprintf("codec '%s' decodes raw vectors", codec$name))
   zarr_call(rz_codec_decode(as.character(to_json(codec$metadata_fragment(), pretty = FALSE)), dtype, data,
-                            zarr_strict_checksums(), codec_shape(shape)))
-}
-
-# A chunk shape given to a standalone codec, in R's order (first dimension
-# fastest), as the engine takes it: the C order of the chunk's elements.
-codec_shape <- function(shape) {
-  if (is.null(shape)) return(NULL)
-  if (!is.numeric(shape) || anyNA(shape) || any(shape < 0) || any(shape != round(shape))) {
-    zarr_abort("argument", "shape must be NULL or whole numbers >= 0")
-  }
-  rev(as.numeric(shape))
+                            zarr_strict_checksums(), shape))
 }
 
 # The configuration of codec `name` for arrays of `data_type` with `ndim`

@@ -124,6 +124,19 @@ test_that("every codec the engine runs on bytes round-trips through the R API", 
   }
 })
 
+test_that("a standalone codec's shape is checked by the engine, in R's order", {
+  codec <- zarr_codec_generic$new("zfp", list(mode = "reversible"), "float64")
+  data <- writeBin(c(1, 2, 3, 40, 50, 60), raw())
+  for (bad in list(-1, c(2, NA), 1.5, "3", TRUE, Inf)) {
+    err <- expect_error(codec$encode(data, shape = bad), class = "zarr_error_argument")
+    expect_match(conditionMessage(err), "shape must be NULL or whole numbers >= 0", fixed = TRUE)
+  }
+  enc <- codec$encode(data, shape = c(3L, 2L))
+  expect_identical(codec$decode(enc, shape = c(3, 2)), data)
+  # zfp's blocks follow the dimensions: 3 x 2 (R's order) is not 2 x 3.
+  expect_false(identical(codec$encode(data, shape = c(2, 3)), enc))
+})
+
 test_that("numcodecs' filters go before bytes, and zarr-python 3's names for zarr's codecs are taken", {
   b <- define_array("float64", c(6, 4))
   b$fill_value <- 0

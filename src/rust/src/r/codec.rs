@@ -78,7 +78,9 @@ fn rz_codec_encode(codec_json: &str, dtype: &str, data: Raw, shape: Robj) -> Rob
 }
 
 /// The chunk shape an R caller gave a codec (NULL: none), for the codecs
-/// that compress fields (zfp) rather than lines of bytes.
+/// that compress fields (zfp) rather than lines of bytes. R gives it in its
+/// own order (first dimension fastest); the codecs take the C order of the
+/// chunk's elements, the reverse.
 fn chunk_shape(shape: &Robj) -> Result<Option<Vec<usize>>> {
     if shape.is_null() {
         return Ok(None);
@@ -98,6 +100,7 @@ fn chunk_shape(shape: &Robj) -> Result<Option<Vec<usize>>> {
                 Err(bad())
             }
         })
+        .rev()
         .collect::<Result<Vec<_>>>()
         .map(Some)
 }
