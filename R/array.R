@@ -158,7 +158,7 @@ zarr_array <- R6::R6Class("zarr_array",
     },
     #' @field shape (read-only) The shape of the array, an integer vector
     #'   (double where an extent exceeds R's integers).
-    shape = function(value) as_extents(unlist(self$metadata$shape)),
+    shape = function(value) node_derived(self, private, "shape", function(meta) as_extents(unlist(meta$shape))),
     #' @field chunking (read-only) The [chunk_grid_regular] of the array
     #'   ([chunk_grid_sharded] for a sharded array).
     chunking = function(value) {

@@ -157,17 +157,33 @@ zarr_node <- R6::R6Class("zarr_node",
 # holds none); the one given to new() where the store has none. The R form
 # of the text last seen is kept, and used while the handle holds that same
 # text: the list the node wrote keeps R's types (a double stays double, a
-# member left out stays out) until the document changes in the store.
+# member left out stays out) until the document changes in the store. It
+# is taken without asking for the text while the handle's count of
+# document changes stays where it was when it was seen.
 node_metadata <- function(node, private) {
   h <- node_handle(private)
   if (is.null(h)) return(private$.given)
   seen <- private$.seen
+  if (!is.null(seen) && identical(seen$generation, rz_node_generation(h))) return(seen$meta)
   got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, seen$text %||% ""))
-  if (isTRUE(got)) return(seen$meta)
+  if (isTRUE(got)) {
+    private$.seen$generation <- rz_node_generation(h)
+    return(seen$meta)
+  }
   if (is.null(got)) return(private$.given)
   meta <- if (is.character(got$meta)) parse_json(got$meta) else got$meta
-  private$.seen <- list(text = got$text, meta = meta)
+  private$.seen <- list(text = got$text, meta = meta, generation = rz_node_generation(h))
   meta
+}
+
+# A value derived from the node's document by `derive`, kept with the
+# document as last seen (`name` in private$.seen) until that changes.
+node_derived <- function(node, private, name, derive) {
+  meta <- node_metadata(node, private)
+  seen <- private$.seen
+  # (identical() of one object is a pointer comparison)
+  if (is.null(seen) || !identical(seen$meta, meta)) return(derive(meta))
+  seen[[name]] %||% (private$.seen[[name]] <- derive(meta))
 }
 
 # The store's engine handle and the node's key path, found once: a node's
@@ -186,7 +202,7 @@ node_store_metadata <- function(node, private, meta) {
     private$.given <- meta
   } else {
     got <- zarr_call(rz_node_metadata(h, node_key(node, private), TRUE, ""))
-    private$.seen <- if (is.list(got)) list(text = got$text, meta = meta)
+    private$.seen <- if (is.list(got)) list(text = got$text, meta = meta, generation = rz_node_generation(h))
   }
   private$metadata_changed()
   invisible(node)

@@ -14,6 +14,7 @@ use crate::metadata::{self, NodeMetadata, UNREADABLE};
 use crate::store::{ByteRange, Store, StoreKey, StorePrefix};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
 
@@ -57,9 +58,22 @@ struct Docs {
 #[derive(Default)]
 pub struct NodeDocs {
     docs: Mutex<Docs>,
+    /// Counts the changes of the documents held: R keeps what it derived
+    /// from a document (its list, an array's shape) until this moves, and
+    /// asks for nothing more on each access.
+    generation: AtomicU64,
 }
 
 impl NodeDocs {
+    /// The count of changes to the documents held (see `generation`).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Docs> {
         // A panic while the lock was held leaves plain maps behind, which
         // stay usable.
@@ -100,6 +114,7 @@ impl NodeDocs {
                 text: text.clone(),
             },
         );
+        self.changed();
         Ok(Some(text))
     }
 
@@ -175,6 +190,8 @@ impl NodeDocs {
                 },
             );
         }
+        drop(d);
+        self.changed();
         Ok(())
     }
 
@@ -205,6 +222,8 @@ impl NodeDocs {
                 }
             }
         }
+        drop(d);
+        self.changed();
     }
 
     /// The Zarr version of the root, as read or set.
@@ -439,6 +458,26 @@ mod tests {
         h.erase_prefix(&StorePrefix::new("g/").unwrap()).unwrap();
         assert!(h.nodes.array_document("g/b").is_none());
         assert!(read("g/b").is_none());
+    }
+
+    #[test]
+    fn the_generation_moves_when_a_held_document_may_change_and_not_for_chunks() {
+        let s = Arc::new(store_with(&[("zarr.json", GROUP), ("a/zarr.json", ARRAY)]));
+        let h = NodeStore::new(s.clone());
+        let g0 = h.nodes.generation();
+        h.nodes.document(&*h.store, "a").unwrap();
+        let g1 = h.nodes.generation();
+        assert!(g1 > g0);
+        // Held documents answer without a change; chunks are no documents.
+        h.nodes.held(&*h.store, "a").unwrap();
+        h.set(&StoreKey::new("a/c/0").unwrap(), b"x").unwrap();
+        assert_eq!(h.nodes.generation(), g1);
+        h.set(&StoreKey::new("a/zarr.json").unwrap(), ARRAY.as_bytes())
+            .unwrap();
+        let g2 = h.nodes.generation();
+        assert!(g2 > g1);
+        h.nodes.put("a", ARRAY).unwrap();
+        assert!(h.nodes.generation() > g2);
     }
 
     #[test]

@@ -231,6 +231,14 @@ fn rz_node_rename_folder(
     })
 }
 
+/// The count of changes of the documents the handle holds (a double): R
+/// keeps what it derived from a node's document while this stays.
+/// @noRd
+#[extendr]
+fn rz_node_generation(h: Robj) -> Robj {
+    guard(|| Ok((handle_of(&h)?.nodes.generation() as f64).into()))
+}
+
 /// The Zarr version of the store's root (3 until a root is read); with
 /// `version` 2 or 3, first set it (a new store's format).
 /// @noRd
@@ -271,5 +279,6 @@ extendr_module! {
     fn rz_node_put;
     fn rz_node_rename_folder;
     fn rz_node_version;
+    fn rz_node_generation;
     fn rz_node_take_tags;
 }
