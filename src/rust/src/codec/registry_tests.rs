@@ -2,6 +2,7 @@
 //! `REGISTRY`, checked against each other and against what the chains build.
 
 use super::*;
+use crate::dtype::DataType;
 use crate::dtype::ALL_DATA_TYPES;
 use serde_json::json;
 

@@ -2,6 +2,7 @@
 
 use super::test_util::ctx;
 use super::*;
+use crate::dtype::DataType;
 use serde_json::json;
 
 #[test]

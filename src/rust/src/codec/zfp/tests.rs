@@ -5,6 +5,7 @@ use super::super::test_util::{ctx, unhex};
 use super::super::{CodecChain, Warnings};
 use super::*;
 use serde_json::json;
+use zfp_rs::{ZfpBitStream, ZfpDimensionality, ZfpFieldMut, ZfpHeaderMask};
 
 /// `ZFPY(**config)` of `x`: its type, C-order shape, configuration, `x`,
 /// `encode(x)` and `decode(encode(x))`. Floats are sin(0.37 i) * 100,
