@@ -11,23 +11,16 @@
 
 use super::numeric::{Elem, Kind as ElemKind, Num};
 use super::registry::{CodecSpec, Kind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::v2::v2_carried;
 use super::Mode;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 
 pub const NAME: &str = "numcodecs.categorize";
 
-const KEYS: [&str; 3] = ["labels", "dtype", "astype"];
-
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "categorize",
-        from_v2: |cfg, typesize, _| Ok(entry(NAME, cfg, &KEYS, None, typesize)),
-        to_v2: |cfg| members(cfg, &KEYS),
-        filter: true,
-    }),
+    v2: v2_carried!("categorize", filter: true, output: None),
     mode: Mode::ArrayToBytes,
     params: &[
         Param::required("labels", Kind::Other("a list of strings")),

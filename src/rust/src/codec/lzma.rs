@@ -15,8 +15,8 @@
 //! so those read whatever filters wrote them, as numcodecs does.
 
 use super::limited::read_limited;
-use super::registry::{CodecSpec, Kind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::registry::{absent_config, param, CodecSpec, Kind, Lit, Param};
+use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::error::{Result, ZarrError};
 use liblzma::stream::{self as xz, Check, Filters, LzmaOptions, Stream};
@@ -25,24 +25,14 @@ use std::io::Read;
 
 pub const NAME: &str = "numcodecs.lzma";
 
-const KEYS: [&str; 4] = ["format", "check", "preset", "filters"];
-
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "lzma",
-        from_v2: |cfg, typesize, _| Ok(entry(NAME, cfg, &KEYS, None, typesize)),
-        to_v2: |cfg| members(cfg, &KEYS),
-        filter: false,
-    }),
+    v2: v2_carried!("lzma", filter: false, output: None),
     mode: Mode::BytesToBytes,
     params: &[
         Param::optional("format", Kind::Int(0, 3), Lit::Int(1)),
-        Param::optional(
-            "check",
-            Kind::Other("-1 (the format's default), 0, 1, 4 or 10"),
-            Lit::Int(-1),
-        ),
+        // -1: the format's default.
+        Param::optional("check", Kind::Among(&[-1, 0, 1, 4, 10]), Lit::Int(-1)),
         Param::optional(
             "preset",
             Kind::Other("null or 0 to 9, optionally plus 2147483648 (extreme)"),
@@ -55,14 +45,7 @@ pub static SPEC: CodecSpec = CodecSpec {
         ),
     ],
     // numcodecs' defaults: xz with CRC-64 at preset 6.
-    defaults: Some(|_, _| {
-        super::config(&[
-            ("format", 1.into()),
-            ("check", (-1).into()),
-            ("preset", Value::Null),
-            ("filters", Value::Null),
-        ])
-    }),
+    defaults: Some(|_, _| absent_config(SPEC.params)),
     build: Some(|cfg, _| Ok(Box::new(Lzma::from_config(cfg)?))),
 };
 
@@ -109,17 +92,44 @@ fn parse_preset(v: &Value, what: &str) -> Result<u32> {
     Ok(p as u32)
 }
 
-/// An unsigned option of a filter object, within `lo..=hi`.
-fn option(f: &Map<String, Value>, key: &str, lo: u64, hi: u64) -> Result<Option<u64>> {
-    match f.get(key) {
-        None => Ok(None),
-        Some(v) => match v.as_u64().filter(|x| (lo..=hi).contains(x)) {
-            Some(x) => Ok(Some(x)),
-            None => Err(bad(format!(
-                "filter option {key} must be an integer from {lo} to {hi}, not {v}"
-            ))),
-        },
-    }
+const U32: i64 = u32::MAX as i64;
+
+/// The options of the LZMA1 and LZMA2 filter objects (absent: the preset's).
+const LZMA_OPTIONS: &[Param] = &[
+    Param::optional(
+        "preset",
+        Kind::Other("0 to 9, optionally plus 2147483648"),
+        Lit::Null,
+    ),
+    Param::optional("dict_size", Kind::Int(4096, U32), Lit::Null),
+    Param::optional("lc", Kind::Int(0, 4), Lit::Null),
+    Param::optional("lp", Kind::Int(0, 4), Lit::Null),
+    Param::optional("pb", Kind::Int(0, 4), Lit::Null),
+    // 1 fast, 2 normal.
+    Param::optional("mode", Kind::Int(1, 2), Lit::Null),
+    Param::optional("nice_len", Kind::Int(2, 273), Lit::Null),
+    Param::optional(
+        "mf",
+        Kind::Among(&[0x03, 0x04, 0x12, 0x13, 0x14]),
+        Lit::Null,
+    ),
+    Param::optional("depth", Kind::Int(0, U32), Lit::Null),
+];
+
+/// The option of the delta filter object.
+const DELTA_OPTIONS: &[Param] = &[Param::optional("dist", Kind::Int(1, 256), Lit::Int(1))];
+
+/// The option of the branch (BCJ) filter objects.
+const BCJ_OPTIONS: &[Param] = &[Param::optional(
+    "start_offset",
+    Kind::Int(0, U32),
+    Lit::Int(0),
+)];
+
+/// Option `key` of filter object `f` as `table` declares it (None: absent
+/// with no default).
+fn option(f: &Map<String, Value>, table: &[Param], key: &str) -> Result<Option<u64>> {
+    Ok(param(table, NAME, key).get(NAME, f)?.as_u64())
 }
 
 /// The LZMA1/LZMA2 options of a filter object, as Python builds them: the
@@ -130,68 +140,55 @@ fn lzma_options(f: &Map<String, Value>) -> Result<LzmaOptions> {
         None => xz::PRESET_DEFAULT,
     };
     let mut o = LzmaOptions::new_preset(preset).map_err(to_io)?;
-    if let Some(x) = option(f, "dict_size", 4096, u64::from(u32::MAX))? {
+    let opt = |key| option(f, LZMA_OPTIONS, key);
+    if let Some(x) = opt("dict_size")? {
         o.dict_size(x as u32);
     }
-    if let Some(x) = option(f, "lc", 0, 4)? {
+    if let Some(x) = opt("lc")? {
         o.literal_context_bits(x as u32);
     }
-    if let Some(x) = option(f, "lp", 0, 4)? {
+    if let Some(x) = opt("lp")? {
         o.literal_position_bits(x as u32);
     }
-    if let Some(x) = option(f, "pb", 0, 4)? {
+    if let Some(x) = opt("pb")? {
         o.position_bits(x as u32);
     }
-    if let Some(x) = option(f, "mode", 1, 2)? {
+    if let Some(x) = opt("mode")? {
         o.mode(if x == 1 {
             xz::Mode::Fast
         } else {
             xz::Mode::Normal
         });
     }
-    if let Some(x) = option(f, "nice_len", 2, 273)? {
+    if let Some(x) = opt("nice_len")? {
         o.nice_len(x as u32);
     }
-    if let Some(x) = option(f, "mf", 0x03, 0x14)? {
+    if let Some(x) = opt("mf")? {
         o.match_finder(match x {
             0x03 => xz::MatchFinder::HashChain3,
             0x04 => xz::MatchFinder::HashChain4,
             0x12 => xz::MatchFinder::BinaryTree2,
             0x13 => xz::MatchFinder::BinaryTree3,
-            0x14 => xz::MatchFinder::BinaryTree4,
-            _ => return Err(bad(format!("filter option mf {x} is no match finder"))),
+            _ => xz::MatchFinder::BinaryTree4,
         });
     }
-    if let Some(x) = option(f, "depth", 0, u64::from(u32::MAX))? {
+    if let Some(x) = opt("depth")? {
         o.depth(x as u32);
     }
     Ok(o)
 }
 
 /// Only the options a filter of this kind takes.
-fn check_keys(f: &Map<String, Value>, allowed: &[&str]) -> Result<()> {
-    match f
-        .keys()
-        .find(|k| *k != "id" && !allowed.contains(&k.as_str()))
-    {
+fn check_keys(f: &Map<String, Value>, table: &[Param]) -> Result<()> {
+    let allowed = || table.iter().map(|p| p.key);
+    match f.keys().find(|k| *k != "id" && !allowed().any(|a| a == *k)) {
         Some(k) => Err(bad(format!(
-            "filter option '{k}' is not one of {allowed:?}"
+            "filter option '{k}' is not one of {:?}",
+            allowed().collect::<Vec<_>>()
         ))),
         None => Ok(()),
     }
 }
-
-const LZMA_KEYS: [&str; 9] = [
-    "preset",
-    "dict_size",
-    "lc",
-    "lp",
-    "pb",
-    "mode",
-    "nice_len",
-    "mf",
-    "depth",
-];
 
 /// A chain of filter objects as liblzma's filters (at most four).
 fn filter_chain(list: &[Value]) -> Result<Filters> {
@@ -212,7 +209,7 @@ fn filter_chain(list: &[Value]) -> Result<Filters> {
             .ok_or_else(|| bad(format!("filter {v} has no integer 'id'")))?;
         match id {
             FILTER_LZMA1 | FILTER_LZMA2 => {
-                check_keys(f, &LZMA_KEYS)?;
+                check_keys(f, LZMA_OPTIONS)?;
                 let o = lzma_options(f)?;
                 if id == FILTER_LZMA1 {
                     out.lzma1(&o);
@@ -221,13 +218,13 @@ fn filter_chain(list: &[Value]) -> Result<Filters> {
                 }
             }
             FILTER_DELTA => {
-                check_keys(f, &["dist"])?;
-                let dist = option(f, "dist", 1, 256)?.unwrap_or(1);
+                check_keys(f, DELTA_OPTIONS)?;
+                let dist = option(f, DELTA_OPTIONS, "dist")?.unwrap_or(1);
                 out.delta_properties(&[(dist - 1) as u8]).map_err(to_io)?;
             }
             _ if BCJ.contains(&id) => {
-                check_keys(f, &["start_offset"])?;
-                let start = option(f, "start_offset", 0, u64::from(u32::MAX))?.unwrap_or(0) as u32;
+                check_keys(f, BCJ_OPTIONS)?;
+                let start = option(f, BCJ_OPTIONS, "start_offset")?.unwrap_or(0) as u32;
                 let props = start.to_le_bytes();
                 let props: &[u8] = if start == 0 { &[] } else { &props };
                 match id {
@@ -254,13 +251,7 @@ impl Lzma {
             2 => Format::Alone,
             _ => Format::Raw,
         };
-        let check = match config.get("check") {
-            None | Some(Value::Null) => -1,
-            Some(v) => v
-                .as_i64()
-                .filter(|c| [-1, 0, 1, 4, 10].contains(c))
-                .ok_or_else(|| bad(format!("check must be -1, 0, 1, 4 or 10, not {v}")))?,
-        };
+        let check = SPEC.int(config, "check")?;
         let preset = match config.get("preset") {
             None | Some(Value::Null) => None,
             Some(v) => Some(parse_preset(v, "preset")?),

@@ -12,8 +12,8 @@
 //! "equal_pages_up_to", `delta_encoding_order` (0 to 7 or null) and
 //! `equal_pages_up_to` (262144).
 
-use super::registry::{CodecSpec, Kind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::registry::{absent_config, CodecSpec, Kind, Lit, Param};
+use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -23,58 +23,36 @@ use serde_json::{Map, Value};
 
 pub const NAME: &str = "numcodecs.pcodec";
 
-const KEYS: [&str; 6] = [
-    "level",
-    "mode_spec",
-    "delta_spec",
-    "paging_spec",
-    "delta_encoding_order",
-    "equal_pages_up_to",
-];
-
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "pcodec",
-        from_v2: |cfg, typesize, _| Ok(entry(NAME, cfg, &KEYS, None, typesize)),
-        to_v2: |cfg| members(cfg, &KEYS),
-        filter: false,
-    }),
+    v2: v2_carried!("pcodec", filter: false, output: None),
     mode: Mode::ArrayToBytes,
+    // numcodecs' members; their defaults are those of new arrays.
     params: &[
         Param::optional("level", Kind::Int(0, 12), Lit::Int(8)),
-        Param::optional("mode_spec", Kind::Choice(&["auto", "classic"]), Lit::Null),
+        Param::optional(
+            "mode_spec",
+            Kind::Choice(&["auto", "classic"]),
+            Lit::Str("auto"),
+        ),
         Param::optional(
             "delta_spec",
             Kind::Choice(&["auto", "no_op", "none", "try_consecutive", "try_lookback"]),
-            Lit::Null,
+            Lit::Str("auto"),
         ),
         Param::optional(
             "paging_spec",
             Kind::Choice(&["equal_pages_up_to"]),
-            Lit::Null,
+            Lit::Str("equal_pages_up_to"),
         ),
-        Param::optional(
-            "delta_encoding_order",
-            Kind::Other("null or an integer from 0 to 7"),
-            Lit::Null,
-        ),
+        Param::optional("delta_encoding_order", Kind::Int(0, 7), Lit::Null),
         Param::optional(
             "equal_pages_up_to",
             Kind::Int(1, i64::MAX),
             Lit::Int(262_144),
         ),
     ],
-    defaults: Some(|_, _| {
-        super::config(&[
-            ("level", 8.into()),
-            ("mode_spec", "auto".into()),
-            ("delta_spec", "auto".into()),
-            ("paging_spec", "equal_pages_up_to".into()),
-            ("delta_encoding_order", Value::Null),
-            ("equal_pages_up_to", 262_144.into()),
-        ])
-    }),
+    defaults: Some(|_, _| absent_config(SPEC.params)),
     build: Some(|cfg, dtype| Ok(Box::new(Pcodec::from_config(cfg, dtype)?))),
 };
 
@@ -86,15 +64,6 @@ pub struct Pcodec {
     delta_spec: String,
     delta_encoding_order: Option<u64>,
     equal_pages_up_to: i64,
-}
-
-fn text(config: &Map<String, Value>, key: &str, default: &str) -> Result<String> {
-    Ok(SPEC
-        .param(key)
-        .get(NAME, config)?
-        .as_str()
-        .unwrap_or(default)
-        .to_string())
 }
 
 impl Pcodec {
@@ -117,15 +86,11 @@ impl Pcodec {
                 dtype.name()
             )));
         }
-        let delta_encoding_order = match config.get("delta_encoding_order") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(v.as_u64().filter(|o| *o <= 7).ok_or_else(|| {
-                ZarrError::Metadata(format!(
-                    "codec '{NAME}': delta_encoding_order must be null or 0 to 7, not {v}"
-                ))
-            })?),
-        };
-        let delta_spec = text(config, "delta_spec", "auto")?;
+        let delta_encoding_order = SPEC
+            .param("delta_encoding_order")
+            .get(NAME, config)?
+            .as_u64();
+        let delta_spec = SPEC.text(config, "delta_spec")?;
         // numcodecs' own rule: an order goes with "try_consecutive" (or
         // "auto", which it then means).
         if delta_encoding_order.is_some()
@@ -135,11 +100,11 @@ impl Pcodec {
                 "codec '{NAME}': delta_encoding_order goes with delta_spec \"try_consecutive\", not \"{delta_spec}\""
             )));
         }
-        text(config, "paging_spec", "equal_pages_up_to")?;
+        SPEC.text(config, "paging_spec")?;
         Ok(Pcodec {
             dtype,
             level: SPEC.int(config, "level")?,
-            classic: text(config, "mode_spec", "auto")? == "classic",
+            classic: SPEC.text(config, "mode_spec")? == "classic",
             delta_spec,
             delta_encoding_order,
             equal_pages_up_to: SPEC.int(config, "equal_pages_up_to")?,

@@ -13,6 +13,8 @@ use serde_json::{Map, Value};
 pub enum Kind {
     /// An integer from the first to the second number.
     Int(i64, i64),
+    /// One of these integers.
+    Among(&'static [i64]),
     Bool,
     /// One of these strings.
     Choice(&'static [&'static str]),
@@ -26,6 +28,7 @@ pub enum Kind {
 pub enum Lit {
     Int(i64),
     Bool(bool),
+    Str(&'static str),
     /// The codec decides, from the data type (blosc's `typesize`).
     Null,
 }
@@ -35,6 +38,7 @@ impl From<Lit> for Value {
         match l {
             Lit::Int(i) => i.into(),
             Lit::Bool(b) => b.into(),
+            Lit::Str(s) => s.into(),
             Lit::Null => Value::Null,
         }
     }
@@ -73,6 +77,10 @@ impl Param {
             Kind::Int(i64::MIN, i64::MAX) => "an integer".into(),
             Kind::Int(lo, i64::MAX) => format!("an integer >= {lo}"),
             Kind::Int(lo, hi) => format!("an integer from {lo} to {hi}"),
+            Kind::Among(c) => {
+                let shown: Vec<String> = c.iter().map(i64::to_string).collect();
+                format!("one of {}", shown.join(", "))
+            }
             Kind::Bool => "true or false".into(),
             Kind::Choice(c) => {
                 let quoted: Vec<String> = c.iter().map(|s| format!("\"{s}\"")).collect();
@@ -101,6 +109,7 @@ impl Param {
         };
         let ok = match self.kind {
             Kind::Int(lo, hi) => v.as_i64().is_some_and(|i| (lo..=hi).contains(&i)),
+            Kind::Among(c) => v.as_i64().is_some_and(|i| c.contains(&i)),
             Kind::Bool => v.is_boolean(),
             Kind::Choice(c) => v.as_str().is_some_and(|s| c.contains(&s)),
             Kind::Other(_) => true,
@@ -111,6 +120,24 @@ impl Param {
             bad(format!("{} must be {}, not {v}", self.key, self.describe()))
         }
     }
+}
+
+/// The declaration of member `key` in `params`. Codecs only ask for members
+/// they declare, so a missing one is a mistake in this crate.
+pub fn param<'a>(params: &'a [Param], codec: &str, key: &str) -> &'a Param {
+    params
+        .iter()
+        .find(|p| p.key == key)
+        .unwrap_or_else(|| panic!("codec '{codec}' declares no member '{key}'"))
+}
+
+/// The configuration `params` mean when none of them is given: each
+/// optional member's absent value (required ones left out).
+pub fn absent_config(params: &[Param]) -> Map<String, Value> {
+    params
+        .iter()
+        .filter_map(|p| Some((p.key.to_string(), p.absent?.into())))
+        .collect()
 }
 
 /// Builds a bytes -> bytes codec from its configuration, for chunks of a
@@ -145,10 +172,7 @@ impl CodecSpec {
     /// The declaration of member `key`. Codecs only ask for members they
     /// declare, so a missing one is a mistake in this crate.
     pub fn param(&self, key: &str) -> &Param {
-        self.params
-            .iter()
-            .find(|p| p.key == key)
-            .unwrap_or_else(|| panic!("codec '{}' declares no member '{key}'", self.name))
+        param(self.params, self.name, key)
     }
 
     /// The integer member `key` of `config`, checked against its declaration.
@@ -157,6 +181,18 @@ impl CodecSpec {
         v.as_i64().ok_or_else(|| {
             ZarrError::Metadata(format!(
                 "codec '{}': {key} must be an integer, not {v}",
+                self.name
+            ))
+        })
+    }
+
+    /// The text member `key` of `config`, checked against its declaration
+    /// (its absent value when missing).
+    pub fn text(&self, config: &Map<String, Value>, key: &str) -> Result<String> {
+        let v = self.param(key).get(self.name, config)?;
+        v.as_str().map(str::to_string).ok_or_else(|| {
+            ZarrError::Metadata(format!(
+                "codec '{}': {key} must be text, not {v}",
                 self.name
             ))
         })

@@ -47,6 +47,27 @@ pub(crate) fn int_compressor(
     Ok(json!({"name": name, "configuration": config}))
 }
 
+/// The `V2Config` of a codec whose numcodecs members are its declared ones
+/// (`SPEC.params`, with `SPEC` the codec's spec), carried over as they are
+/// both ways; `output` is what `entry` takes: None for a codec that hands
+/// on plain bytes.
+macro_rules! v2_carried {
+    ($id:literal, filter: $filter:literal, output: $output:expr) => {
+        Some($crate::codec::v2::V2Config {
+            id: $id,
+            from_v2: |cfg, typesize, _| {
+                let keys = SPEC.members();
+                Ok($crate::codec::v2::entry(
+                    SPEC.name, cfg, &keys, $output, typesize,
+                ))
+            },
+            to_v2: |cfg| $crate::codec::v2::members(cfg, &SPEC.members()),
+            filter: $filter,
+        })
+    };
+}
+pub(crate) use v2_carried;
+
 /// The members `keys` of a zarr.json configuration (null when absent), in
 /// that order.
 pub(crate) fn members(cfg: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
