@@ -12,9 +12,10 @@
 //! `dtype`). Integers wrap like NumPy's; floats are rounded to `dtype` at
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
-use super::numeric::{elem_member, text_member, typed_config, Elem, Kind};
+use super::numeric::Kind;
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::retype::{Retype, TypeMembers};
+use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -22,17 +23,11 @@ use serde_json::{Map, Value};
 
 pub const NAME: &str = "numcodecs.delta";
 
+static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
+
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "delta",
-        from_v2: |cfg, typesize, _| {
-            let keys = ["dtype", "astype"];
-            Ok(entry(NAME, cfg, &keys, Some(("astype", "dtype")), typesize))
-        },
-        to_v2: |cfg| members(cfg, &["dtype", "astype"]),
-        filter: true,
-    }),
+    v2: v2_carried!("delta", filter: true, output: TYPES.v2_output()),
     mode: Mode::ArrayToArray,
     params: &[
         Param::required(
@@ -46,39 +41,23 @@ pub static SPEC: CodecSpec = CodecSpec {
         ),
     ],
     // New arrays: differences in the array's own type, little endian.
-    defaults: Some(|dtype, _| typed_config(dtype, &[], &["dtype", "astype"])),
+    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
     build: Some(|cfg, dtype| Ok(Box::new(Delta::from_config(cfg, dtype)?))),
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Delta {
-    dtype: Elem,
-    astype: Elem,
-}
+pub struct Delta(Retype);
 
 impl Delta {
     /// The codec of an array of `array_dtype`, whose elements `dtype` must describe.
     pub fn from_config(config: &Map<String, Value>, array_dtype: DataType) -> Result<Delta> {
-        let dtype = elem_member(config, NAME, "dtype", None)?;
-        let astype = match text_member(config, NAME, "astype")? {
-            Some(s) => Elem::parse(s, NAME, "astype")?,
-            None => dtype,
-        };
-        if (dtype.kind == Kind::Float) != (astype.kind == Kind::Float) {
+        let types = TYPES.parse(config, array_dtype)?;
+        if (types.array.kind == Kind::Float) != (types.stored.kind == Kind::Float) {
             return Err(ZarrError::Unsupported(format!(
-                "codec 'numcodecs.delta' from {} to {} (between integers and floats) is not supported",
-                dtype.typestr(),
-                astype.typestr()
+                "codec '{NAME}' from {types:?} (between integers and floats) is not supported"
             )));
         }
-        if !dtype.describes(array_dtype) {
-            return Err(ZarrError::Unsupported(format!(
-                "codec 'numcodecs.delta' with dtype {} on an array of {} is not supported",
-                dtype.typestr(),
-                array_dtype.name()
-            )));
-        }
-        Ok(Delta { dtype, astype })
+        Ok(Delta(types))
     }
 }
 
@@ -88,15 +67,12 @@ impl BytesToBytes for Delta {
     }
 
     fn configuration(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("dtype".into(), self.dtype.typestr().into());
-        m.insert("astype".into(), self.astype.typestr().into());
-        m
+        self.0.configuration(&[], &SPEC.members())
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = d.count(input.len(), "delta", "input")?;
+        let (d, a) = (self.0.array, self.0.stored);
+        let n = self.0.encoded(&input)?;
         let mut out = Vec::with_capacity(n * a.size);
         let elems = input.chunks_exact(d.size);
         if d.kind == Kind::Float {
@@ -150,17 +126,8 @@ impl BytesToBytes for Delta {
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = a.count(input.len(), "delta", "encoded")?;
-        if let Some(len) = decoded_len {
-            if len != n * d.size {
-                return Err(ZarrError::Codec(format!(
-                    "delta: {n} encoded {} elements give {} bytes, expected {len}",
-                    a.typestr(),
-                    n * d.size
-                )));
-            }
-        }
+        let (d, a) = (self.0.array, self.0.stored);
+        let n = self.0.decoded(&input, decoded_len)?;
         // Fast path for the common case: the same integer type, little-endian.
         if d == a && d.kind != Kind::Float && !d.big && d.size == 4 {
             let mut out = input;

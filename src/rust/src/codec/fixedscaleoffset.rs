@@ -16,9 +16,10 @@
 //! `astype` (or `dtype` when read) is an error, where numcodecs would
 //! store an arbitrary one.
 
-use super::numeric::{elem_member, text_member, typed_config, unfit, Elem, Kind, Num, Op};
+use super::numeric::{unfit, Elem, Kind, Num, Op};
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::retype::{Retype, TypeMembers};
+use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -26,18 +27,11 @@ use serde_json::{Map, Value};
 
 pub const NAME: &str = "numcodecs.fixedscaleoffset";
 
-const KEYS: [&str; 4] = ["offset", "scale", "dtype", "astype"];
+static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "fixedscaleoffset",
-        from_v2: |cfg, typesize, _| {
-            Ok(entry(NAME, cfg, &KEYS, Some(("astype", "dtype")), typesize))
-        },
-        to_v2: |cfg| members(cfg, &KEYS),
-        filter: true,
-    }),
+    v2: v2_carried!("fixedscaleoffset", filter: true, output: TYPES.v2_output()),
     mode: Mode::ArrayToArray,
     params: &[
         Param::required("offset", ParamKind::Other("a number")),
@@ -55,7 +49,7 @@ pub static SPEC: CodecSpec = CodecSpec {
     // New arrays: no change of scale, stored in the array's own type.
     defaults: Some(|dtype, _| {
         let plain = [("offset", 0.into()), ("scale", 1.into())];
-        typed_config(dtype, &plain, &["dtype", "astype"])
+        TYPES.defaults(dtype, &plain, &SPEC.members())
     }),
     build: Some(|cfg, dtype| Ok(Box::new(FixedScaleOffset::from_config(cfg, dtype)?))),
 };
@@ -65,8 +59,7 @@ pub struct FixedScaleOffset {
     /// As configured (an integer or a float), to write back unchanged.
     offset: Value,
     scale: Value,
-    dtype: Elem,
-    astype: Elem,
+    types: Retype,
 }
 
 /// A number member: Int when JSON holds an integer (Python's int).
@@ -91,11 +84,8 @@ impl FixedScaleOffset {
     pub fn from_config(config: &Map<String, Value>, array: DataType) -> Result<FixedScaleOffset> {
         let (offset, off) = number(config, "offset")?;
         let (scale, sc) = number(config, "scale")?;
-        let dtype = elem_member(config, NAME, "dtype", Some(array))?;
-        let astype = match text_member(config, NAME, "astype")? {
-            Some(s) => Elem::parse(s, NAME, "astype")?,
-            None => dtype,
-        };
+        let types = TYPES.parse(config, array)?;
+        let dtype = types.array;
         // NumPy refuses a Python integer its integer array cannot hold.
         if dtype.kind != Kind::Float {
             for (key, n) in [("offset", off), ("scale", sc)] {
@@ -112,8 +102,7 @@ impl FixedScaleOffset {
         Ok(FixedScaleOffset {
             offset,
             scale,
-            dtype,
-            astype,
+            types,
         })
     }
 
@@ -156,31 +145,26 @@ impl BytesToBytes for FixedScaleOffset {
     }
 
     fn configuration(&self) -> Map<String, Value> {
-        super::config(&[
+        let plain = [
             ("offset", self.offset.clone()),
             ("scale", self.scale.clone()),
-            ("dtype", self.dtype.typestr().into()),
-            ("astype", self.astype.typestr().into()),
-        ])
+        ];
+        self.types.configuration(&plain, &SPEC.members())
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = d.count(input.len(), "fixedscaleoffset", "input")?;
+        let (d, a) = (self.types.array, self.types.stored);
         let (off, sc) = (Self::num(&self.offset), Self::num(&self.scale));
-        let mut out = Vec::with_capacity(n * a.size);
         if d.kind == Kind::Float {
-            // All in the array's float type: one typed pass each way.
+            // All in the array's float type.
             let (o, s) = (d.round(off.as_f64()), d.round(sc.as_f64()));
-            let mut v = d.read_floats(&input);
-            for x in v.iter_mut() {
-                *x = d
-                    .arith(Op::Mul, d.arith(Op::Sub, *x, o), s)
-                    .round_ties_even();
-            }
-            a.write_floats(&v, "fixedscaleoffset", &mut out)?;
-            return Ok(out);
+            return self.types.encode_floats(&input, |x| {
+                d.arith(Op::Mul, d.arith(Op::Sub, x, o), s)
+                    .round_ties_even()
+            });
         }
+        let n = self.types.encoded(&input)?;
+        let mut out = Vec::with_capacity(n * a.size);
         for b in input.chunks_exact(d.size) {
             let (t, v) = Self::step(Some(d), d.read(b), Op::Sub, off);
             let (_, v) = Self::step(t, v, Op::Mul, sc);
@@ -200,35 +184,13 @@ impl BytesToBytes for FixedScaleOffset {
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = a.count(input.len(), "fixedscaleoffset", "encoded")?;
-        check_decoded_len("fixedscaleoffset", n, d, decoded_len)?;
+        let a = self.types.stored;
         let (off, sc) = (Self::num(&self.offset), Self::num(&self.scale));
-        let mut out = Vec::with_capacity(n * d.size);
         // True division: in the stored float type, or float64 for integers.
         let t = if a.kind == Kind::Float { a } else { Elem::F64 };
         let (o, s) = (t.round(off.as_f64()), t.round(sc.as_f64()));
-        let mut v = a.read_floats(input);
-        for x in v.iter_mut() {
-            *x = t.arith(Op::Add, t.arith(Op::Div, *x, s), o);
-        }
-        d.write_floats(&v, "fixedscaleoffset", &mut out)?;
-        Ok(out)
-    }
-}
-
-/// `n` decoded elements of `d` must make the `decoded_len` bytes expected.
-pub(super) fn check_decoded_len(
-    codec: &str,
-    n: usize,
-    d: Elem,
-    decoded_len: Option<usize>,
-) -> Result<()> {
-    match decoded_len {
-        Some(len) if len != n * d.size => Err(ZarrError::Codec(format!(
-            "{codec}: {n} encoded elements give {} bytes, expected {len}",
-            n * d.size
-        ))),
-        _ => Ok(()),
+        self.types.decode_floats(input, decoded_len, |x| {
+            t.arith(Op::Add, t.arith(Op::Div, x, s), o)
+        })
     }
 }

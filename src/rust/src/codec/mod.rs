@@ -32,6 +32,7 @@ pub mod packbits;
 pub mod pcodec;
 pub mod quantize;
 pub mod registry;
+pub mod retype;
 pub mod scale_offset;
 pub mod sharding;
 pub mod shuffle;

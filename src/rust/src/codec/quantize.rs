@@ -7,10 +7,10 @@
 //! type strings; `astype` is `dtype` when absent). NumPy computes in
 //! `dtype`'s own type, float16 through float32.
 
-use super::fixedscaleoffset::check_decoded_len;
-use super::numeric::{elem_member, text_member, typed_config, Elem, Kind, Op};
+use super::numeric::{Kind, Op};
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::v2::{entry, members, V2Config};
+use super::retype::{Retype, TypeMembers};
+use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -18,18 +18,11 @@ use serde_json::{Map, Value};
 
 pub const NAME: &str = "numcodecs.quantize";
 
-const KEYS: [&str; 3] = ["digits", "dtype", "astype"];
+static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
 pub static SPEC: CodecSpec = CodecSpec {
     name: NAME,
-    v2: Some(V2Config {
-        id: "quantize",
-        from_v2: |cfg, typesize, _| {
-            Ok(entry(NAME, cfg, &KEYS, Some(("astype", "dtype")), typesize))
-        },
-        to_v2: |cfg| members(cfg, &KEYS),
-        filter: true,
-    }),
+    v2: v2_carried!("quantize", filter: true, output: TYPES.v2_output()),
     mode: Mode::ArrayToArray,
     params: &[
         Param::required("digits", ParamKind::Int(-300, 300)),
@@ -44,15 +37,14 @@ pub static SPEC: CodecSpec = CodecSpec {
         ),
     ],
     // New arrays: the array's type; digits has to be chosen.
-    defaults: Some(|dtype, _| typed_config(dtype, &[], &["dtype", "astype"])),
+    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
     build: Some(|cfg, dtype| Ok(Box::new(Quantize::from_config(cfg, dtype)?))),
 };
 
 #[derive(Debug)]
 pub struct Quantize {
     digits: i64,
-    dtype: Elem,
-    astype: Elem,
+    types: Retype,
     /// 2^b, numcodecs' `scale`.
     scale: f64,
 }
@@ -70,22 +62,15 @@ fn scale_of(digits: i64) -> f64 {
 impl Quantize {
     pub fn from_config(config: &Map<String, Value>, array: DataType) -> Result<Quantize> {
         let digits = SPEC.int(config, "digits")?;
-        let dtype = elem_member(config, NAME, "dtype", Some(array))?;
-        let astype = match text_member(config, NAME, "astype")? {
-            Some(s) => Elem::parse(s, NAME, "astype")?,
-            None => dtype,
-        };
-        if dtype.kind != Kind::Float || astype.kind != Kind::Float {
+        let types = TYPES.parse(config, array)?;
+        if types.array.kind != Kind::Float || types.stored.kind != Kind::Float {
             return Err(ZarrError::Unsupported(format!(
-                "codec '{NAME}' is for floats, not {} -> {}",
-                dtype.typestr(),
-                astype.typestr()
+                "codec '{NAME}' is for floats, not {types:?}"
             )));
         }
         Ok(Quantize {
             digits,
-            dtype,
-            astype,
+            types,
             scale: scale_of(digits),
         })
     }
@@ -97,24 +82,16 @@ impl BytesToBytes for Quantize {
     }
 
     fn configuration(&self) -> Map<String, Value> {
-        super::config(&[
-            ("digits", self.digits.into()),
-            ("dtype", self.dtype.typestr().into()),
-            ("astype", self.astype.typestr().into()),
-        ])
+        self.types
+            .configuration(&[("digits", self.digits.into())], &SPEC.members())
     }
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = d.count(input.len(), "quantize", "input")?;
+        let d = self.types.array;
         let s = d.round(self.scale);
-        let mut v = d.read_floats(&input);
-        for x in v.iter_mut() {
-            *x = d.arith(Op::Div, d.arith(Op::Mul, s, *x).round_ties_even(), s);
-        }
-        let mut out = Vec::with_capacity(n * a.size);
-        a.write_floats(&v, "quantize", &mut out)?;
-        Ok(out)
+        self.types.encode_floats(&input, |x| {
+            d.arith(Op::Div, d.arith(Op::Mul, s, x).round_ties_even(), s)
+        })
     }
 
     fn decode_slice(
@@ -123,12 +100,7 @@ impl BytesToBytes for Quantize {
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        let (d, a) = (self.dtype, self.astype);
-        let n = a.count(input.len(), "quantize", "encoded")?;
-        check_decoded_len("quantize", n, d, decoded_len)?;
-        let mut out = Vec::with_capacity(n * d.size);
-        d.write_floats(&a.read_floats(input), "quantize", &mut out)?;
-        Ok(out)
+        self.types.decode_floats(input, decoded_len, |x| x)
     }
 
     // Stored in the array's own type, the data are the decoded elements.
@@ -138,11 +110,10 @@ impl BytesToBytes for Quantize {
         decoded_len: Option<usize>,
         ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        if self.astype != self.dtype {
+        if self.types.stored != self.types.array {
             return self.decode_slice(&input, decoded_len, ctx);
         }
-        let n = self.dtype.count(input.len(), "quantize", "encoded")?;
-        check_decoded_len("quantize", n, self.dtype, decoded_len)?;
+        self.types.decoded(&input, decoded_len)?;
         Ok(input)
     }
 }
