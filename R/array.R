@@ -158,7 +158,15 @@ zarr_array <- R6::R6Class("zarr_array",
     },
     #' @field shape (read-only) The shape of the array, an integer vector
     #'   (double where an extent exceeds R's integers).
-    shape = function(value) node_derived(self, private, "shape", function(meta) as_extents(unlist(meta$shape))),
+    shape = function(value) {
+      # The shape kept with the document while the engine says none changed
+      # (see node_metadata()): about the cost of a plain field.
+      seen <- private$.seen
+      if (!is.null(seen$shape) && identical(seen$generation, rz_node_generation(private$.store_handle))) {
+        return(seen$shape)
+      }
+      node_derived(self, private, "shape", array_shape)
+    },
     #' @field chunking (read-only) The [chunk_grid_regular] of the array
     #'   ([chunk_grid_sharded] for a sharded array).
     chunking = function(value) {
@@ -221,6 +229,8 @@ zarr_array <- R6::R6Class("zarr_array",
     }
   )
 )
+
+array_shape <- function(meta) as_extents(unlist(meta$shape))
 
 # Extents as an integer vector, as the manual has shapes; double only where
 # one exceeds R's integers.

@@ -651,6 +651,24 @@ test_that("$shape and chunk shapes are integer vectors, as the manual says", {
   expect_identical(as_zarr(1)$root$shape, 1L)
 })
 
+test_that("$shape follows the document whenever the store's handle changes it, and only then", {
+  z <- as_zarr(array(1:24, c(2, 3, 4)), name = "a")
+  arr <- z[["/a"]]
+  expect_identical(arr$shape, c(2L, 3L, 4L))
+  # A chunk written is no document: the shape stays, as does the list.
+  meta <- arr$metadata
+  arr[1, 1, 1] <- 5L
+  expect_identical(arr$shape, c(2L, 3L, 4L))
+  expect_identical(arr$metadata, meta)
+  # The document written again through the store, with another shape.
+  doc <- sub('("shape": \\[\\s*2,\\s*3,\\s*)4', "\\15", rawToChar(z$store$get("a/zarr.json")), perl = TRUE)
+  z$store$set("a/zarr.json", charToRaw(doc))
+  expect_identical(arr$shape, c(2L, 3L, 5L))
+  arr$resize(c(4, 3, 5))
+  expect_identical(arr$shape, c(4L, 3L, 5L))
+  expect_identical(z[["/a"]]$shape, c(4L, 3L, 5L))
+})
+
 test_that("the package version sorts above every R-CF release (0.5.1 on CRAN) and its development version", {
   expect_true(utils::packageVersion("zarr") > "0.5.1")
   expect_true(utils::packageVersion("zarr") > "0.5.1.9000")
