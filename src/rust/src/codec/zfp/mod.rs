@@ -299,23 +299,14 @@ impl Zfp {
 /// `$body` with `$t` the Rust type of the elements of a zfp scalar type.
 macro_rules! with_scalar {
     ($scalar:expr, $t:ident, $body:expr) => {
+        with_scalar!(@each $scalar, $t, $body, [I32 i32, I64 i64, F32 f32, F64 f64])
+    };
+    (@each $scalar:expr, $t:ident, $body:expr, [$($v:ident $ty:ty),*]) => {
         match $scalar {
-            ZfpScalarType::I32 => {
-                type $t = i32;
+            $(ZfpScalarType::$v => {
+                type $t = $ty;
                 $body
-            }
-            ZfpScalarType::I64 => {
-                type $t = i64;
-                $body
-            }
-            ZfpScalarType::F32 => {
-                type $t = f32;
-                $body
-            }
-            ZfpScalarType::F64 => {
-                type $t = f64;
-                $body
-            }
+            })*
         }
     };
 }
