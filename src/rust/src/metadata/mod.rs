@@ -13,6 +13,7 @@ mod documents;
 pub mod numpy_types;
 mod r_form;
 pub mod strict;
+pub mod structs;
 #[cfg(test)]
 mod test_util;
 pub mod v2;

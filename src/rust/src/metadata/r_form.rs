@@ -33,7 +33,15 @@ pub fn parse_r_form_value(doc: &Value) -> Result<NodeMetadata> {
     let null_fill = obj.get("fill_value").is_some_and(Value::is_null);
     if null_fill {
         // Any valid fill parses; the bytes are zero below.
+        let struct_type = obj.get("data_type").is_some_and(|d| {
+            d.is_array()
+                || matches!(
+                    d.get("name").and_then(Value::as_str),
+                    Some("struct" | "structured")
+                )
+        });
         let any_fill = match obj.get("data_type").and_then(Value::as_str) {
+            _ if struct_type => Value::Null,
             Some("bool") => Value::from(false),
             Some("string") => Value::from(""),
             Some("complex64" | "complex128") => json!([0, 0]),
@@ -45,7 +53,9 @@ pub fn parse_r_form_value(doc: &Value) -> Result<NodeMetadata> {
     match &mut node {
         NodeMetadata::Array(a) => {
             a.zarr_format = 2;
-            a.extra = v2_extra;
+            // (a struct's data type as written stays)
+            a.extra.retain(|k, _| k == numpy_types::WRITTEN);
+            a.extra.extend(v2_extra);
             if null_fill {
                 a.fill_value = FillValue::zero(a.data_type);
                 a.fill_marks_na = false;
