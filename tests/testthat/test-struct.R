@@ -128,6 +128,30 @@ test_that("struct metadata that cannot be read names the field, and spares its s
   expect_identical(z2[["/good"]][], data.frame(x = c(1, 2)))
 })
 
+test_that("the legacy `structured` name, pair fields and base64 fill values read and are written back", {
+  root <- withr::local_tempdir()
+  meta <- list(zarr_format = 3L, node_type = "array", shape = list(3L),
+               data_type = list(name = "structured", configuration = list(fields = list(
+                 list("x", "int16"), list("y", "float64")))),
+               chunk_grid = list(name = "regular", configuration = list(chunk_shape = list(2L))),
+               chunk_key_encoding = list(name = "default"),
+               # x = 7, y = 0.5, little-endian
+               fill_value = "BwAAAAAAAADgPw==",
+               codecs = list(list(name = "bytes")), attributes = structure(list(), names = character(0)))
+  writeLines(jsonlite::toJSON(meta, auto_unbox = TRUE), file.path(root, "zarr.json"))
+  arr <- open_zarr(root)[["/"]]
+  expect_identical(arr[], data.frame(x = rep(NA_integer_, 3), y = rep(NA_real_, 3)))
+  expect_identical(arr$data_type$fill_value, list(x = 7L, y = 0.5))
+  arr[2:3] <- data.frame(x = c(1L, 7L), y = c(2.5, 3))
+  expect_identical(open_zarr(root)[["/"]][], data.frame(x = c(NA, 1L, NA), y = c(NA, 2.5, 3)))
+  # the edge chunk: record 3 (7, 3) and the fill value past the end, packed
+  # little-endian as the legacy name has it without `endian`
+  expect_identical(readBin(file.path(root, "c", "1"), "raw", 100),
+                   as.raw(c(7, 0, 0, 0, 0, 0, 0, 0, 8, 64, 7, 0, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f)))
+  written <- jsonlite::fromJSON(file.path(root, "zarr.json"), simplifyVector = FALSE)
+  expect_identical(written$data_type$name, "structured")
+})
+
 test_that("struct arrays zarr-python writes read as zarr-python reads them", {
   cases <- list(zarr34 = list(v3_flat = 7, v3_grid = c(5, 4), v3_nested = 4, v2_from34 = 7),
                 zarr218 = list(v2_flat = 7, v2_sub = c(3, 2)))
@@ -144,9 +168,13 @@ test_that("struct arrays zarr-python writes read as zarr-python reads them", {
   }
   # spelled out for one of them: the never-written records are the fill
   # value (NA), as is the stored -1 of field `a`
-  got <- open_zarr(file.path(root, "v2_flat"))[["/"]][]
+  arr <- open_zarr(file.path(root, "v2_flat"))[["/"]]
+  got <- arr[]
   expect_identical(got$a, c(-4L, NA, 2L, 5L, 8L, NA, NA))
   expect_identical(got$s, c("ab", "c", "", "xyz", "q", "", ""))
+  # the fill value, from base64 with field `a` big-endian
+  expect_identical(arr$data_type$fill_value,
+                   list(a = -1L, b = "NaN", c = FALSE, h = 0.5, w = 7L, l = -4L, z = list("NaN", 0), s = "", u = ""))
 })
 
 test_that("struct arrays R writes read exactly in zarr-python 3.4 and 2.18", {

@@ -23,13 +23,14 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
     ) {
         let Materialize { dtype, fill, .. } = *self;
-        if let Some(cf) = self.cf {
-            return cf.write_from(dtype, src, dst, dst_strides, spans);
-        }
         let ss = &src.strides;
         if let DataType::Record(n) = dtype {
-            // Whole records, as the struct conversion packed them.
+            // Whole records, as the struct conversion packed them (no CF
+            // encoding applies to them).
             return copy_elements(n as usize, src.ptr, ss, dst, dst_strides, spans);
+        }
+        if let Some(cf) = self.cf {
+            return cf.write_from(dtype, src, dst, dst_strides, spans);
         }
         // The closures below are `move`: holding the fill value itself rather
         // than a reference to it lets the compiler load it unconditionally, so

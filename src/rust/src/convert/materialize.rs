@@ -131,6 +131,11 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
         lossy: &Lossy,
     ) {
+        if let DataType::Record(n) = self.dtype {
+            // Whole records, as stored (no CF encoding applies to them);
+            // the struct conversion splits them.
+            return copy_elements(n as usize, src, src_strides, dst.ptr, &dst.strides, spans);
+        }
         if let Some(cf) = self.cf {
             return cf.read_into(self.dtype, src, src_strides, dst, spans);
         }
@@ -152,10 +157,7 @@ impl Materialize<'_> {
             (Int64 | UInt32 | UInt64 | Float16 | Float32 | Float64, _) => c.double(),
             (Complex64 | Complex128, _) => c.complex(),
             (String, _) => unreachable!("strings take the string path"),
-            // Whole records, as stored; the struct conversion splits them.
-            (Record(n), _) => {
-                copy_elements(n as usize, src, src_strides, dst.ptr, &dst.strides, spans)
-            }
+            (Record(_), _) => unreachable!("records are copied above"),
         }
     }
 }

@@ -36,11 +36,7 @@ fn c_to_column_major(shape: &[usize]) -> Vec<usize> {
 /// The stored bytes of each element of field `f` in `records` (records of
 /// `record` bytes), in the column's order.
 fn field_units(records: &[u8], record: usize, f: &Field) -> Vec<u8> {
-    let count = if record == 0 {
-        0
-    } else {
-        records.len() / record
-    };
+    let count = records.len().checked_div(record).unwrap_or(0);
     let es = f.kind.size();
     let perm = c_to_column_major(&f.shape);
     let mut out = vec![0u8; count * perm.len() * es];

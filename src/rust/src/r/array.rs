@@ -1,6 +1,7 @@
 //! Bindings of arrays: open, attach, create, metadata, read and write.
 
 use super::*;
+use crate::dtype::structs::FieldKind;
 
 pub(super) fn array_value(a: Array) -> Robj {
     ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
@@ -234,6 +235,11 @@ fn result_rtype(a: &Array, bit64: bool) -> RType {
 fn rz_array_integer64(h: Robj) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
+        if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
+            return Ok(Robj::from(t.fields.iter().any(
+                |f| matches!(f.kind, FieldKind::Number(d) if d.r_type(true) == RType::Integer64),
+            )));
+        }
         Ok(Robj::from(result_rtype(&a, true) == RType::Integer64))
     })
 }
