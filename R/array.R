@@ -54,11 +54,14 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   indices `c(first, last)` (the block from the smallest to the
     #'   largest number given, as the manual has it: `c(1, 3)` is rows 1 to
     #'   3). For other index sets use `[`, which follows R's rules.
-    #' @return A vector (one dimension), matrix or array.
+    #' @return A vector (one dimension), matrix or array. A struct array
+    #'   reads as a data.frame (one dimension) or a named list of arrays,
+    #'   one per field (see [struct_type()]).
     read = function(selection = NULL) array_read(self, private$read_info(), selection),
     #' @description Write data into the array.
     #' @param data A vector, matrix or array of the selection's shape; extents
     #'   of 1 are recycled along the selection (a single value fills it).
+    #'   For a struct array, a data.frame or a named list of fields.
     #' @param selection A list of ranges as in `read()`. Missing or NULL:
     #'   data with as many dimensions as the array is written to the block at
     #'   the origin it covers; a vector as long as the array fills it.
@@ -218,7 +221,8 @@ zarr_array <- R6::R6Class("zarr_array",
         private$.read_info[[key]] <- list(handle = handle, shape = self$shape,
                                           dim_names = names(dimnames(self)), cf = cf_info(handle),
                                           integer64 = zarr_call(rz_array_integer64(handle)),
-                                          labels = dimnames_labels(self))
+                                          labels = dimnames_labels(self),
+                                          struct = is_struct_type(self$metadata$data_type))
       }
       private$.read_info[[key]]
     },
@@ -351,6 +355,7 @@ engine_read <- function(info, sel, as_array, dim_names) {
   out <- zarr_call(with_progress("Reading chunks", rz_array_read(
     info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
   )))
+  if (isTRUE(info$struct)) return(struct_result(out, length(info$shape) == 1L))
   cf_classes(out, info$cf)
 }
 
@@ -362,6 +367,11 @@ array_read_info <- function(arr) arr$engine_info()
 # the block at the origin that it covers, as the manual has it; a plain
 # vector of the array's length fills the whole array.
 array_write <- function(arr, info, data, selection) {
+  if (isTRUE(info$struct)) {
+    sel <- vector("list", length(arr$shape))
+    if (!is.null(selection)) sel <- lapply(selection, function(r) seq(min(r), max(r)))
+    return(struct_assign(arr, sel, data))
+  }
   what <- array_what(arr)
   shape <- arr$shape
   if (is.null(selection) && length(shape)) {

@@ -74,6 +74,11 @@ codec_entry <- function(name, configuration) {
 default_codecs <- function(data_type, ndim, portable = FALSE) {
   out <- list()
   if (!portable && ndim > 1L) out <- c(out, list(codec_entry("transpose", list(order = r_order(ndim)))))
+  if (is_struct_type(data_type)) {
+    # (records have no item size that blosc's shuffle could use)
+    zstd <- default_codec_configuration("zstd", NULL, "uint8", ndim)
+    return(c(out, list(codec_entry("bytes", list(endian = "little")), codec_entry("zstd", zstd))))
+  }
   if (data_type == "string") {
     zstd <- default_codec_configuration("zstd", NULL, data_type, ndim)
     return(c(out, list(codec_entry("vlen-utf8", list()), codec_entry("zstd", zstd))))

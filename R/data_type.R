@@ -156,7 +156,7 @@ fill_value_r <- function(fill, data_type) {
 # strings read as string, datetime64/timedelta64 as int64 with NaT (the
 # smallest int64) as the fill value; R/cf.R turns the latter into times.
 core_data_type <- function(data_type, fill_value) {
-  if (!is.list(data_type)) return(list(data_type = data_type, fill_value = fill_value))
+  if (!is.list(data_type) || is_struct_type(data_type)) return(list(data_type = data_type, fill_value = fill_value))
   switch(data_type$name,
     fixed_length_utf32 = , null_terminated_bytes = list(data_type = "string", fill_value = ""),
     numpy.datetime64 = , numpy.timedelta64 = list(
@@ -211,6 +211,12 @@ zarr_data_type <- R6::R6Class("zarr_data_type",
     #' @param data_type The name of the data type, e.g. "float64".
     #' @param fill_value Optional fill value; the type's default otherwise.
     initialize = function(data_type, fill_value = NULL) {
+      if (is_struct_type(data_type)) {
+        super$initialize("struct")
+        private$.struct <- data_type
+        private$.fill <- fill_value %||% if (!is.null(names(data_type))) struct_default_fill(data_type)
+        return(invisible(self))
+      }
       super$initialize(check_data_type(data_type))
       private$.fill <- if (is.null(fill_value)) {
         default_fill_value(data_type)
@@ -221,6 +227,10 @@ zarr_data_type <- R6::R6Class("zarr_data_type",
     #' @description Print a summary of the data type.
     #' @param ... Ignored.
     print = function(...) {
+      if (!is.null(private$.struct)) {
+        cat("<Zarr data type> struct (R type list)\n", "fill value: ", format_fill(private$.fill), "\n", sep = "")
+        return(invisible(self))
+      }
       cat("<Zarr data type> ", private$.name, " (R type ", self$Rtype, ", ", self$size, " byte",
           if (self$size > 1L) "s", ")\n", sep = "")
       cat("fill value: ", format_fill(private$.fill), "\n", sep = "")
@@ -228,32 +238,54 @@ zarr_data_type <- R6::R6Class("zarr_data_type",
     },
     #' @description The metadata fragment of this data type and its fill value.
     #' @return A list with `data_type` and `fill_value`.
-    metadata_fragment = function() list(data_type = private$.name, fill_value = fill_value_json(private$.fill))
+    metadata_fragment = function() {
+      list(data_type = private$.struct %||% private$.name, fill_value = fill_value_json(private$.fill))
+    }
   ),
   active = list(
     #' @field data_type The name of the data type; setting it resets the
     #'   fill value to the new type's default.
     data_type = function(value) {
       if (missing(value)) return(private$.name)
+      private$.struct <- NULL
+      if (is_struct_type(value)) {
+        private$.name <- "struct"
+        private$.struct <- value
+        private$.fill <- struct_default_fill(value)
+        return(invisible(NULL))
+      }
       private$.name <- check_data_type(value)
       private$.fill <- default_fill_value(value)
     },
-    #' @field Rtype (read-only) The R type values of this data type read as.
-    Rtype = function(value) type_info(private$.name, "Rtype"),
+    #' @field Rtype (read-only) The R type values of this data type read as
+    #'   ("list" for a struct, see [struct_type()]).
+    Rtype = function(value) if (is.null(private$.struct)) type_info(private$.name, "Rtype") else "list",
     #' @field signed (read-only) Whether the type is signed.
-    signed = function(value) type_info(private$.name, "signed"),
-    #' @field size (read-only) Size of one element in bytes.
-    size = function(value) type_info(private$.name, "size"),
-    #' @field fill_value The fill value, in its JSON form.
+    signed = function(value) if (is.null(private$.struct)) type_info(private$.name, "signed") else FALSE,
+    #' @field size (read-only) Size of one element in bytes (NA for a struct).
+    size = function(value) if (is.null(private$.struct)) type_info(private$.name, "size") else NA_integer_,
+    #' @field fill_value The fill value, in its JSON form (for a struct, a
+    #'   named list of its fields' fill values).
     fill_value = function(value) {
       if (missing(value)) return(private$.fill)
+      if (!is.null(private$.struct)) {
+        if (!is.list(value) || is.null(names(value))) {
+          zarr_abort("argument", "the fill value of a struct is a named list of its fields' values")
+        }
+        private$.fill <- value
+        return(invisible(NULL))
+      }
       private$.fill <- normalize_fill_value(value, private$.name)
     }
   ),
-  private = list(.fill = NULL)
+  private = list(.fill = NULL, .struct = NULL)
 )
 
 format_fill <- function(fill) {
+  if (is.list(fill) && !is.null(names(fill))) {
+    return(paste0("{", paste(names(fill), vapply(fill, function(v) format_fill(v), ""), sep = ": ", collapse = ", "),
+                  "}"))
+  }
   if (is.list(fill)) return(sprintf("[%s, %s]", fill[[1L]], fill[[2L]]))
   format(fill)
 }

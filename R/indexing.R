@@ -10,11 +10,21 @@
 #'
 #' Unlike the manual this package follows, indices need not be consecutive.
 #'
+#' A struct array (see [struct_type()]) reads as a data.frame with one
+#' column per field when it has one dimension, and otherwise as a named
+#' list with one array per field, each with the selection's dims (a
+#' NumPy sub-array field adds its own dims after them; `drop` drops
+#' extents of 1 of each). A single index on a struct array of several
+#' dimensions is refused. `value` is then a data.frame or a named list of
+#' fields, each with as many values as the selection has elements (times
+#' a sub-array field's); fields left out keep their stored values.
+#'
 #' @param x A [zarr_array].
 #' @param i,j,... Indices, one per dimension.
 #' @param drop Whether to drop dimensions of extent 1. Default TRUE.
 #' @param value The values to write.
-#' @return For `[`, a vector, matrix or array.
+#' @return For `[`, a vector, matrix or array; for a struct array a
+#'   data.frame (one dimension) or a named list of arrays.
 #' @name array-indexing
 #' @examples
 #' x <- array(1:100, c(10, 10))
@@ -117,6 +127,7 @@ resolve_index <- function(i, n, names, d, what) {
 `[.zarr_array` <- function(x, i, j, ..., drop = TRUE) {
   args <- index_values(nargs() - 1L - !missing(drop), i, j, ...)
   info <- array_read_info(x)
+  if (isTRUE(info$struct)) return(struct_index(x, info, args, drop))
   shape <- info$shape
   nd <- length(shape)
   # x[] (and x[drop = ]) is the whole array, unchanged, as in base R; a
@@ -208,6 +219,7 @@ empty_result <- function(x, sel, drop) {
 `[<-.zarr_array` <- function(x, i, j, ..., value) {
   args <- index_values(nargs() - 2L, i, j, ...)
   sel <- if (length(args)) index_args(x, args) else rep(list(NULL), length(x$shape))
+  if (isTRUE(array_read_info(x)$struct)) return(struct_assign(x, sel, value))
   shape <- selection_shape_r(sel, x$shape)
   n <- prod(shape)
   if (n == 0) return(x)

@@ -419,7 +419,8 @@ r_data_type <- function(x) {
 #' (or a `location` group) for stores meant for xarray.
 #'
 #' @param x A logical, integer, double, complex or character vector,
-#'   matrix or array, a factor, POSIXct or Date; or a `stars` data cube,
+#'   matrix or array, a factor, POSIXct or Date; a data.frame, written as
+#'   a 1-d struct array (see [struct_type()]); or a `stars` data cube,
 #'   written as a group of CF variables (see [zarr_stars]).
 #' @param name Optional name of the array. Without a name the array is the
 #'   root of a new store.
@@ -438,6 +439,7 @@ r_data_type <- function(x) {
 #' identical(z[["/"]][], x)
 as_zarr <- function(x, name = NULL, location = NULL, zarr_format = 3L) {
   if (inherits(x, "stars")) return(stars_as_zarr(x, name, location, zarr_format))
+  if (is.data.frame(x)) return(struct_as_zarr(x, name, location, zarr_format))
   prep <- cf_prepare(x)
   dims <- cf_dimension_names(x, name)
   x <- prep$data

@@ -479,6 +479,24 @@ pub unsafe fn copy_elements(
         4 => by!(4),
         8 => by!(8),
         16 => by!(16),
-        n => unreachable!("no data type has elements of {n} bytes"),
+        // Records of other sizes: their bytes, one more dimension.
+        n => {
+            let widen =
+                |s: &[usize]| -> Vec<usize> { s.iter().map(|&x| x * n).chain([1]).collect() };
+            let mut spans = spans.to_vec();
+            spans.push(vec![Span {
+                src: 0,
+                dst: 0,
+                len: n,
+            }]);
+            strided_copy(
+                src,
+                &widen(src_strides),
+                dst,
+                &widen(dst_strides),
+                &spans,
+                &|v: u8| v,
+            )
+        }
     }
 }

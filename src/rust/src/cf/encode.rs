@@ -197,7 +197,7 @@ impl Cf {
             RBuf::Logical(x) | RBuf::Integer(x) => self.first_unwritable(x, dtype),
             RBuf::Double(x) => self.first_unwritable(x, dtype),
             RBuf::Integer64(x) => self.first_unwritable(x, dtype),
-            RBuf::Complex(_) => None,
+            RBuf::Complex(_) | RBuf::Raw { .. } => None,
         };
         match bad {
             None => Ok(()),

@@ -213,6 +213,8 @@ impl Cf {
             DataType::Complex64 | DataType::Complex128 => {
                 meta.fill_value.bytes.iter().any(|&b| b != 0)
             }
+            // Struct records: each field has its own fill value.
+            DataType::Record(_) => true,
             _ => false,
         };
         if !is_cf_variable(meta, path) || own_fill {

@@ -37,7 +37,8 @@ pub use crate::dtype::Endian;
 pub fn parse_endian(config: &Map<String, Value>, dtype: DataType) -> Result<Option<Endian>> {
     match config.get("endian") {
         None | Some(Value::Null) => {
-            if dtype.size() == 1 {
+            // Records: each field has its byte order (metadata/structs.rs).
+            if dtype.size() == 1 || matches!(dtype, DataType::Record(_)) {
                 Ok(None)
             } else {
                 Err(ZarrError::Metadata(format!(

@@ -31,6 +31,16 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
             dtype.name()
         )))
     };
+    if let (DataType::Record(n), RBuf::Raw { size, .. }) = (dtype, data) {
+        if *size == n as usize {
+            return Ok(());
+        }
+    }
+    if matches!(dtype, DataType::Record(_)) || matches!(data, RBuf::Raw { .. }) {
+        return Err(ZarrError::Type(format!(
+            "{what}: a struct array is written from a data.frame or a list of its fields, and only it"
+        )));
+    }
     let is_complex = matches!(dtype, DataType::Complex64 | DataType::Complex128);
     if let RBuf::Complex(x) = data {
         if !is_complex {
@@ -86,7 +96,7 @@ pub fn check_writable(data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
                     return bad(v.to_string());
                 }
             }
-            RBuf::Complex(_) => unreachable!(),
+            RBuf::Complex(_) | RBuf::Raw { .. } => unreachable!(),
         }
         return Ok(());
     }

@@ -5,7 +5,7 @@ use super::na::{is_na_real, NA_INTEGER, NA_INTEGER64};
 use super::RBufPtr;
 use crate::dtype::{DataType, RType};
 use crate::fill::f64_to_f16;
-use crate::layout::{strided_copy, Span};
+use crate::layout::{copy_elements, strided_copy, Span};
 
 impl Materialize<'_> {
     /// R buffer -> chunk elements (native endian), CF-encoded where `cf`
@@ -23,10 +23,15 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
     ) {
         let Materialize { dtype, fill, .. } = *self;
+        let ss = &src.strides;
+        if let DataType::Record(n) = dtype {
+            // Whole records, as the struct conversion packed them (no CF
+            // encoding applies to them).
+            return copy_elements(n as usize, src.ptr, ss, dst, dst_strides, spans);
+        }
         if let Some(cf) = self.cf {
             return cf.write_from(dtype, src, dst, dst_strides, spans);
         }
-        let ss = &src.strides;
         // The closures below are `move`: holding the fill value itself rather
         // than a reference to it lets the compiler load it unconditionally, so
         // that the NA test becomes a select and the loops vectorise.
@@ -76,7 +81,7 @@ impl Materialize<'_> {
                             }
                         },
                     ),
-                    RType::Complex | RType::Character => {
+                    RType::Complex | RType::Character | RType::Raw => {
                         unreachable!(
                             "complex data for an integer array is refused by check_writable"
                         )
@@ -131,7 +136,7 @@ impl Materialize<'_> {
                             }
                         },
                     ),
-                    RType::Complex | RType::Character => {
+                    RType::Complex | RType::Character | RType::Raw => {
                         unreachable!("complex data for a real array is refused by check_writable")
                     }
                 }
@@ -198,7 +203,9 @@ impl Materialize<'_> {
                             }
                         },
                     ),
-                    RType::Character => unreachable!("character data takes the string path"),
+                    RType::Character | RType::Raw => {
+                        unreachable!("character and raw data take their own paths")
+                    }
                 }
             }};
         }
@@ -243,6 +250,7 @@ impl Materialize<'_> {
             DataType::Complex64 => complexes!(f32),
             DataType::Complex128 => complexes!(f64),
             DataType::String => unreachable!("strings take the string path"),
+            DataType::Record(_) => unreachable!("records are copied above"),
         }
     }
 }

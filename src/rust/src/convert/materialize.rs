@@ -5,7 +5,7 @@ use super::na::{fill_f64, float_read, na_real, part_matches, NA_INTEGER, NA_INTE
 use super::RBufPtr;
 use crate::dtype::{DataType, RType};
 use crate::fill::f16_to_f64;
-use crate::layout::{copy_same, strided_copy, Span};
+use crate::layout::{copy_elements, copy_same, strided_copy, Span};
 use crate::words::Mark;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -131,6 +131,11 @@ impl Materialize<'_> {
         spans: &[Vec<Span>],
         lossy: &Lossy,
     ) {
+        if let DataType::Record(n) = self.dtype {
+            // Whole records, as stored (no CF encoding applies to them);
+            // the struct conversion splits them.
+            return copy_elements(n as usize, src, src_strides, dst.ptr, &dst.strides, spans);
+        }
         if let Some(cf) = self.cf {
             return cf.read_into(self.dtype, src, src_strides, dst, spans);
         }
@@ -152,6 +157,7 @@ impl Materialize<'_> {
             (Int64 | UInt32 | UInt64 | Float16 | Float32 | Float64, _) => c.double(),
             (Complex64 | Complex128, _) => c.complex(),
             (String, _) => unreachable!("strings take the string path"),
+            (Record(_), _) => unreachable!("records are copied above"),
         }
     }
 }

@@ -20,6 +20,7 @@ mod check;
 mod gather;
 mod materialize;
 mod na;
+pub mod structs;
 
 pub use crate::layout::{copy_elements, stream_copy, strided_copy, Span};
 pub use check::check_writable;
@@ -39,6 +40,11 @@ pub enum RBufMut<'a> {
     Double(&'a mut [f64]),
     Complex(&'a mut [[f64; 2]]),
     Integer64(&'a mut [i64]),
+    /// Whole records of `size` bytes each (`DataType::Record`).
+    Raw {
+        bytes: &'a mut [u8],
+        size: usize,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -48,6 +54,11 @@ pub enum RBuf<'a> {
     Double(&'a [f64]),
     Complex(&'a [[f64; 2]]),
     Integer64(&'a [i64]),
+    /// Whole records of `size` bytes each (`DataType::Record`).
+    Raw {
+        bytes: &'a [u8],
+        size: usize,
+    },
 }
 
 impl RBuf<'_> {
@@ -57,6 +68,7 @@ impl RBuf<'_> {
             RBuf::Double(x) => x.len(),
             RBuf::Complex(x) => x.len(),
             RBuf::Integer64(x) => x.len(),
+            RBuf::Raw { bytes, size } => bytes.len() / size.max(&1),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -71,6 +83,7 @@ impl RBufMut<'_> {
             RBufMut::Double(x) => x.len(),
             RBufMut::Complex(x) => x.len(),
             RBufMut::Integer64(x) => x.len(),
+            RBufMut::Raw { bytes, size } => bytes.len() / (*size).max(1),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -103,6 +116,7 @@ impl RBufPtr {
             RBufMut::Double(x) => (x.as_mut_ptr() as *mut u8, RType::Double),
             RBufMut::Complex(x) => (x.as_mut_ptr() as *mut u8, RType::Complex),
             RBufMut::Integer64(x) => (x.as_mut_ptr() as *mut u8, RType::Integer64),
+            RBufMut::Raw { bytes, .. } => (bytes.as_mut_ptr(), RType::Raw),
         };
         RBufPtr {
             ptr,
@@ -119,6 +133,7 @@ impl RBufPtr {
             RBuf::Double(x) => (x.as_ptr() as *mut u8, RType::Double),
             RBuf::Complex(x) => (x.as_ptr() as *mut u8, RType::Complex),
             RBuf::Integer64(x) => (x.as_ptr() as *mut u8, RType::Integer64),
+            RBuf::Raw { bytes, .. } => (bytes.as_ptr() as *mut u8, RType::Raw),
         };
         RBufPtr {
             ptr,

@@ -5,6 +5,7 @@ use crate::error::{Result, ZarrError};
 
 mod endian;
 pub mod numpy;
+pub mod structs;
 
 pub use endian::Endian;
 
@@ -26,6 +27,11 @@ pub enum DataType {
     Complex128,
     /// Variable-length UTF-8 strings (the `string` extension data type).
     String,
+    /// Records of this many bytes whose layout the engine does not look
+    /// into: the `struct` data type and NumPy's structured dtypes
+    /// (`structs::StructType` names their fields). Elements are copied as
+    /// they are stored; fields are converted one by one above the engine.
+    Record(u32),
 }
 
 /// The R vector type an array of a data type reads into.
@@ -38,6 +44,9 @@ pub enum RType {
     /// `bit64::integer64`: a double vector holding the bits of an i64.
     Integer64,
     Character,
+    /// A raw vector holding whole records, as stored (see
+    /// `DataType::Record`).
+    Raw,
 }
 
 pub const ALL_DATA_TYPES: [DataType; 15] = [
@@ -67,6 +76,7 @@ impl RType {
             RType::Double | RType::Integer64 => 8,
             RType::Complex => 16,
             RType::Character => 0,
+            RType::Raw => 1,
         }
     }
 }
@@ -97,6 +107,7 @@ impl DataType {
             DataType::Complex64 => "complex64",
             DataType::Complex128 => "complex128",
             DataType::String => "string",
+            DataType::Record(_) => "struct",
         }
     }
 
@@ -109,6 +120,7 @@ impl DataType {
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
             DataType::Int64 | DataType::UInt64 | DataType::Float64 | DataType::Complex64 => 8,
             DataType::Complex128 => 16,
+            DataType::Record(n) => n as usize,
         }
     }
 
@@ -118,6 +130,8 @@ impl DataType {
         match self {
             DataType::Complex64 => 4,
             DataType::Complex128 => 8,
+            // Each field has its own byte order (structs.rs).
+            DataType::Record(_) => 1,
             d => d.size(),
         }
     }
@@ -158,6 +172,7 @@ impl DataType {
             DataType::Float16 | DataType::Float32 | DataType::Float64 => RType::Double,
             DataType::Complex64 | DataType::Complex128 => RType::Complex,
             DataType::String => RType::Character,
+            DataType::Record(_) => RType::Raw,
         }
     }
 }

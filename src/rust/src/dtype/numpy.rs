@@ -82,7 +82,7 @@ pub fn typestr(dtype: DataType, endian: Endian) -> Option<String> {
         D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => 'u',
         D::Float16 | D::Float32 | D::Float64 => 'f',
         D::Complex64 | D::Complex128 => 'c',
-        D::String => return None,
+        D::String | D::Record(_) => return None,
     };
     let order = match (dtype.size(), endian) {
         (1, _) => '|',

@@ -89,6 +89,19 @@ impl FillValue {
             }};
         }
         let bytes = match dtype {
+            // A record's fill value is its stored bytes, in base64 (the
+            // metadata layer turns a struct's per-field form into them).
+            DataType::Record(n) => {
+                use base64::Engine as _;
+                let b = json
+                    .as_str()
+                    .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
+                    .ok_or_else(|| bad(dtype, json, "base64 of the record's bytes"))?;
+                if b.len() != n as usize {
+                    return Err(bad(dtype, json, &format!("base64 of {n} bytes")));
+                }
+                b
+            }
             // A string fill value is its UTF-8 bytes.
             DataType::String => json
                 .as_str()
@@ -131,6 +144,10 @@ impl FillValue {
         let b = &self.bytes;
         match dtype {
             DataType::String => Value::String(String::from_utf8_lossy(b).into_owned()),
+            DataType::Record(_) => {
+                use base64::Engine as _;
+                Value::String(base64::engine::general_purpose::STANDARD.encode(b))
+            }
             DataType::Bool => Value::Bool(b[0] != 0),
             DataType::Int8 => i8::from_ne_bytes(take(b)).into(),
             DataType::Int16 => i16::from_ne_bytes(take(b)).into(),
@@ -180,7 +197,9 @@ impl FillValue {
                 let f = float_of(dtype).expect("float type");
                 f.value(float_bits(b, f))
             }
-            DataType::Complex64 | DataType::Complex128 | DataType::String => return None,
+            DataType::Complex64 | DataType::Complex128 | DataType::String | DataType::Record(_) => {
+                return None
+            }
         })
     }
 }

@@ -134,6 +134,10 @@ pub fn map(
     codecs: &[Value],
 ) -> Result<Option<Mapped>> {
     let mapped = match name {
+        "struct" | "structured" => {
+            let config = config.map(|c| Value::Object(c.clone()));
+            super::structs::map_v3(config.as_ref(), fill, codecs)?
+        }
         "fixed_length_utf32" => {
             let n = length_bytes(config, name)?;
             if n % 4 != 0 {
@@ -209,6 +213,11 @@ pub fn restore(a: &ArrayMetadata, fill: &Value) -> Option<(Value, Value, Vec<Val
         ("numpy.datetime64" | "numpy.timedelta64", v) if v.as_i64() == Some(NAT) => {
             Value::from("NaT")
         }
+        // A struct's fill: the object of its fields' values.
+        _ if matches!(a.data_type, DataType::Record(_)) => match super::structs::layout(a) {
+            Ok(Some(t)) => super::structs::fill_json(&t, &a.fill_value.bytes),
+            _ => fill.clone(),
+        },
         (_, v) => v.clone(),
     };
     Some((written.clone(), fill, to_bytes(&a.codecs)))

@@ -10,6 +10,7 @@ pub(super) fn alloc_r_vector(rtype: RType, n: usize) -> Robj {
         RType::Double | RType::Integer64 => SEXPTYPE::REALSXP,
         RType::Complex => SEXPTYPE::CPLXSXP,
         RType::Character => SEXPTYPE::STRSXP,
+        RType::Raw => SEXPTYPE::RAWSXP,
     };
     let mut v =
         alloc_large(sexptype, n, rtype.size()).unwrap_or_else(|| Robj::alloc_vector(sexptype, n));
@@ -162,6 +163,8 @@ pub(super) fn with_r_buffer<T>(
             RType::Character => {
                 return Err(ZarrError::Type("strings have no numeric buffer".into()))
             }
+            // Records are read into Rust memory and split (structs.rs).
+            RType::Raw => return Err(ZarrError::Type("records have no R buffer".into())),
         }
     };
     f(&mut buf)

@@ -1,6 +1,7 @@
 //! Bindings of arrays: open, attach, create, metadata, read and write.
 
 use super::*;
+use crate::dtype::structs::FieldKind;
 
 pub(super) fn array_value(a: Array) -> Robj {
     ExternalPtr::new(ArrayHandle(Arc::new(a))).into()
@@ -234,6 +235,11 @@ fn result_rtype(a: &Array, bit64: bool) -> RType {
 fn rz_array_integer64(h: Robj) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
+        if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
+            return Ok(Robj::from(t.fields.iter().any(
+                |f| matches!(f.kind, FieldKind::Number(d) if d.r_type(true) == RType::Integer64),
+            )));
+        }
         Ok(Robj::from(result_rtype(&a, true) == RType::Integer64))
     })
 }
@@ -256,6 +262,10 @@ fn rz_array_read(
         let sel = selection_of(&sel, &a.meta.shape)?;
         sel.check(&a.meta.shape, &a.what())?;
         check_r_result(&sel, &a.what())?;
+        if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
+            let opts = io_options(threads, strict);
+            return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names);
+        }
         let rtype = result_rtype(&a, bit64);
         let (mut out, warnings) = if rtype == RType::Character {
             // Decoded in parallel; the R strings are made here, on R's thread.
@@ -307,6 +317,10 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
     guard(|| {
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
+        if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
+            let w = super::structs::write(&a, &t, &sel, &data, io_options(threads, strict))?;
+            return Ok(with_warnings(().into(), w));
+        }
         let w = match (a.meta.data_type, data.rtype()) {
             (DataType::String, Rtype::Strings) => {
                 // The R side passes UTF-8 (enc2utf8).

@@ -173,6 +173,7 @@ mod progress;
 mod registry;
 mod resize;
 mod store;
+mod structs;
 
 use alloc::{alloc_r_vector, collects_before, with_r_buffer};
 

@@ -77,6 +77,7 @@ fn rz_data_types() -> Robj {
             RType::Complex => "complex",
             RType::Integer64 => "integer64",
             RType::Character => "character",
+            RType::Raw => "raw",
         };
         let size = |d: DataType| match d.size() {
             0 => Rint::na(),
@@ -110,7 +111,7 @@ fn range(d: DataType) -> (Rfloat, Rfloat) {
         D::UInt32 => r(0.0, u32::MAX as f64),
         D::UInt64 => r(0.0, u64::MAX as f64),
         D::Float16 | D::Float32 | D::Float64 => r(f64::NEG_INFINITY, f64::INFINITY),
-        D::Complex64 | D::Complex128 | D::String => (Rfloat::na(), Rfloat::na()),
+        D::Complex64 | D::Complex128 | D::String | D::Record(_) => (Rfloat::na(), Rfloat::na()),
     }
 }
 

@@ -6,6 +6,7 @@ use super::document::*;
 use super::*;
 use crate::codec::v2::V2Config;
 use crate::codec::{self, vlen, ArrayToBytes, CodecChain};
+use crate::metadata::numpy_types::WRITTEN;
 
 /// One numcodecs configuration (`{"id": ..., ...}`, the compressor or a
 /// filter) -> a codec entry of the chain, by the codec that has that id.
@@ -67,12 +68,25 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
     let chunk_shape = u64_list(require(obj, "chunks", ".zarray")?, ".zarray: chunks")?;
     check_chunk_shape(&chunk_shape, &shape, ".zarray: chunks")?;
     let dtype = require(obj, "dtype", ".zarray")?;
-    let (data_type, endian) = parse_dtype(dtype)?;
-    let fixed = fixed_string_of(dtype).transpose()?;
     let fill = require(obj, "fill_value", ".zarray")?;
-    let (fill_value, fill_marks_na) = match &fixed {
-        Some(f) => fixed_string_fill(fill, f)?,
-        None => fill_value(fill, data_type)?,
+    // A NumPy structured dtype (a list of fields): records, whose fields
+    // carry their own byte order.
+    let structured = match dtype {
+        Value::Array(_) => Some(
+            super::super::structs::map_v2(dtype, fill).map_err(|e| e.context(".zarray: dtype"))?,
+        ),
+        _ => None,
+    };
+    let (data_type, endian) = match &structured {
+        Some((t, _)) => (t.data_type(), None),
+        None => parse_dtype(dtype)?,
+    };
+    let fixed = fixed_string_of(dtype).transpose()?;
+    let (fill_value, fill_marks_na) = match (&fixed, &structured) {
+        (_, Some((_, Some(f)))) => (f.clone(), true),
+        (_, Some((t, None))) => (FillValue::zero(t.data_type()), false),
+        (Some(f), None) => fixed_string_fill(fill, f)?,
+        (None, None) => fill_value(fill, data_type)?,
     };
     let ndim = shape.len();
     let mut codecs = Vec::new();
@@ -158,11 +172,14 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
         }
     };
     // The spec says other members should be ignored; keep them to write back.
-    let extra: Map<String, Value> = obj
+    let mut extra: Map<String, Value> = obj
         .iter()
         .filter(|(k, _)| !ARRAY_MEMBERS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    if structured.is_some() {
+        extra.insert(WRITTEN.into(), dtype.clone());
+    }
     let attributes = attributes(zattrs)?;
     Ok(ArrayMetadata {
         dimension_names: dimension_names(&attributes, ndim),
@@ -179,6 +196,30 @@ pub fn array_from_json(zarray: &Value, zattrs: Option<&Value>) -> Result<ArrayMe
         zarr_format: 2,
         fill_marks_na,
     })
+}
+
+/// The dtype list of a struct array: as read, or made from the v3 fields
+/// with the `bytes` codec's byte order.
+fn structured_dtype(meta: &ArrayMetadata, endian: Option<crate::dtype::Endian>) -> Result<Value> {
+    if let Some(list @ Value::Array(_)) = meta.extra.get(WRITTEN) {
+        return Ok(list.clone());
+    }
+    let t = super::super::structs::layout(meta)?
+        .ok_or_else(|| malformed("a struct array without its fields"))?;
+    let list: Vec<Value> = t
+        .fields
+        .iter()
+        .map(|f| {
+            let e = f.endian.or(endian).unwrap_or(crate::dtype::Endian::Little);
+            let ty = crate::dtype::structs::numpy_field_type(f, e);
+            if f.shape.is_empty() {
+                json!([f.name, ty])
+            } else {
+                json!([f.name, ty, f.shape])
+            }
+        })
+        .collect();
+    Ok(Value::Array(list))
 }
 
 /// Parse a `.zarray` document and, if the node has one, its `.zattrs`.
@@ -237,10 +278,13 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
         }
     };
     let dtype = match &chain.array_to_bytes {
-        ArrayToBytes::Bytes { endian } => dtype_string(meta.data_type, *endian)?,
-        ArrayToBytes::VlenUtf8 => dtype_string(meta.data_type, None)?,
-        ArrayToBytes::FixedString(f) => f.numpy_dtype(),
-        ArrayToBytes::Categorize(c) => c.numpy_dtype().to_string(),
+        ArrayToBytes::Bytes { endian } if matches!(meta.data_type, DataType::Record(_)) => {
+            structured_dtype(meta, *endian)?
+        }
+        ArrayToBytes::Bytes { endian } => dtype_string(meta.data_type, *endian)?.into(),
+        ArrayToBytes::VlenUtf8 => dtype_string(meta.data_type, None)?.into(),
+        ArrayToBytes::FixedString(f) => f.numpy_dtype().into(),
+        ArrayToBytes::Categorize(c) => c.numpy_dtype().into(),
         ArrayToBytes::Sharding(_) => {
             return Err(ZarrError::Unsupported(
                 "codec 'sharding_indexed' cannot be written to Zarr v2 metadata".into(),
@@ -277,7 +321,7 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
     let mut zarray = Map::new();
     zarray.insert("shape".into(), json!(meta.shape));
     zarray.insert("chunks".into(), json!(meta.chunk_shape));
-    zarray.insert("dtype".into(), dtype.into());
+    zarray.insert("dtype".into(), dtype);
     zarray.insert(
         "fill_value".into(),
         fill_to_json(meta, chain.fixed_string()),
@@ -288,6 +332,9 @@ pub fn array_to_json(meta: &ArrayMetadata) -> Result<(Value, Value)> {
     zarray.insert("compressor".into(), compressor);
     zarray.insert("zarr_format".into(), 2.into());
     for (k, v) in &meta.extra {
+        if k == WRITTEN && matches!(meta.data_type, DataType::Record(_)) {
+            continue;
+        }
         zarray.entry(k.clone()).or_insert_with(|| v.clone());
     }
     let mut zattrs = meta.attributes.clone();

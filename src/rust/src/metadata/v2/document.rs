@@ -138,6 +138,12 @@ pub fn dtype_string(dt: DataType, endian: Option<Endian>) -> Result<String> {
         DataType::Complex64 => ('c', 8),
         DataType::Complex128 => ('c', 16),
         DataType::String => return Ok("|O".into()),
+        // A list, written from the struct's fields (structs.rs).
+        DataType::Record(_) => {
+            return Err(ZarrError::Unsupported(
+                "a struct's dtype is a list of its fields".into(),
+            ))
+        }
     };
     let order = match (size, endian) {
         (1, _) => '|',

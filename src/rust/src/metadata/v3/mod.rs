@@ -110,6 +110,13 @@ fn data_type(
     // still the core type.
     let (name, config) = match v {
         Value::String(_) | Value::Object(_) => extension(v, "data_type")?,
+        // A v2 array's NumPy structured dtype, in R's form of its metadata.
+        Value::Array(_) => {
+            let (t, fill) = super::structs::map_v2(v, fill)?;
+            extra.insert(numpy_types::WRITTEN.into(), v.clone());
+            let fill = fill.unwrap_or(FillValue::zero(t.data_type()));
+            return Ok((t.data_type(), fill, codecs));
+        }
         _ => {
             return Err(malformed(format!(
                 "data_type must be a string or an object, got {v}"
