@@ -93,6 +93,14 @@ zarr_array <- R6::R6Class("zarr_array",
     #'   shards is an error of class `zarr_error_unsupported`. It grows by
     #'   any amount.
     #'
+    #'   A rectilinear chunk grid ([chunk_grid_rectilinear]) grows as
+    #'   zarr-python 3.4 grows it: a dimension that grows past its declared
+    #'   chunks gains one chunk of the missing length, and shrinking keeps
+    #'   every declared chunk (so regrowth finds the chunks where they
+    #'   were). Its low end cannot move (`low` is an error of class
+    #'   `zarr_error_unsupported`), and [append()][zarr_array] grows it the
+    #'   same way.
+    #'
     #'   Growing and shrinking at the high end store the new metadata only
     #'   after the new region is cleared, so a crash leaves the old shape
     #'   readable; a move of the low end is not safe from a crash midway.

@@ -17,10 +17,12 @@ engine_on <- function(store, path, meta, decode = FALSE) {
   zarr_call(rz_array_attach(store_handle(store), node_key_path(path), metadata_json(meta), decode))
 }
 
-# `arr` must be writable and have a regular grid.
-check_reshapable <- function(arr, what) {
+# `arr` must be writable; promote() needs a regular grid (resize() and
+# append() grow a rectilinear one by a chunk, as zarr-python does).
+check_reshapable <- function(arr, what, rectilinear = TRUE) {
   if (arr$store$read_only) zarr_abort("read_only", sprintf("%s: the store is read-only", array_what(arr)))
-  if (!identical(arr$metadata$chunk_grid$name, "regular")) {
+  grid <- arr$metadata$chunk_grid$name
+  if (!identical(grid, "regular") && !(rectilinear && identical(grid, "rectilinear"))) {
     zarr_abort("unsupported", sprintf("%s: %s needs a regular chunk grid", array_what(arr), what))
   }
 }
@@ -125,8 +127,7 @@ array_append <- function(arr, x, along) {
   if (xd[along] == 0) return(invisible(arr))
   target <- shape
   target[along] <- shape[along] + xd[along]
-  new_meta <- meta
-  new_meta$shape <- as.list(target)
+  new_meta <- parse_json(zarr_call(rz_array_reshaped(metadata_json(meta), target)))
   # The data goes in through a handle on the new shape, in parallel as any
   # write; the metadata is stored last, so a crash in between leaves the
   # old shape, whose chunks only ever gain values beyond its end.
@@ -145,7 +146,7 @@ array_append <- function(arr, x, along) {
 # renames the chunks; R names the new dimension.
 array_promote <- function(arr, dimension, length) {
   what <- array_what(arr)
-  check_reshapable(arr, "promote()")
+  check_reshapable(arr, "promote()", rectilinear = FALSE)
   nd <- length(arr$shape)
   dimension <- check_whole(dimension, "dimension", what)
   length <- check_whole(length, "length", what)

@@ -30,6 +30,13 @@ def write(path):
     # Run-length lengths ([[1, 3], [4, 2]]) and a chunk never written.
     r = root.create_array("rle", shape=(11,), chunks=[[1, 1, 1, 4, 4]], dtype="int16", fill_value=7)
     r[:7] = np.arange(7, dtype="int16") * 3
+    # Grown past its chunks (one chunk more per dimension), written there,
+    # then shrunk: the edges stay declared.
+    g = root.create_array("resized", shape=(10, 7), chunks=[[3, 3, 4], [4, 3]], dtype="int32", fill_value=-1)
+    g[:] = np.arange(70, dtype="int32").reshape(10, 7)
+    g.resize((16, 9))
+    g[14:, 7:] = 99
+    g.resize((15, 8))
 
 
 def read(path):

@@ -103,7 +103,27 @@ test_that("a rectilinear grid with sharding reads and writes shards of two shape
   expect_error(bad[], class = "zarr_error_metadata", regexp = "does not divide the shard shape \\[3, 4\\]")
 })
 
-test_that("rectilinear chunk lengths are checked, and resize() refuses the grid naming the array", {
+test_that("a rectilinear shard needed in part is read by its index and byte ranges", {
+  root <- withr::local_tempdir()
+  def <- define_array("float64", c(12, 8))
+  def$chunk_shape <- list(c(4, 4, 2, 2), c(4, 4))
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  x <- matrix(seq_len(96) / 4, 12, 8)
+  create_zarr(root)$add_array("/", "s", def)$write(x)
+  server <- local_http_server(root)
+  a <- open_zarr(server$url)[["/s"]]
+  # One inner chunk of the 4 x 4 shard (1, 0), then one of the 2 x 4 shard
+  # (2, 1): each shard's index, then that inner chunk's bytes.
+  for (part in list(list(5:6, 1:2), list(9:10, 7:8))) {
+    http_reset(server)
+    expect_identical(a[part[[1]], part[[2]]], x[part[[1]], part[[2]]])
+    stats <- http_stats(server)
+    expect_identical(c(stats$gets, stats$ranges), c(2L, 2L))
+  }
+  expect_identical(a[], x)
+})
+
+test_that("rectilinear chunk lengths are checked; promote(), low-end resizes and blocks are refused", {
   def <- define_array("int32", c(10, 7))
   expect_error(def$chunk_shape <- list(c(3, 3), c(4, 3)), class = "zarr_error_argument",
                regexp = "less than the extent")
@@ -111,7 +131,9 @@ test_that("rectilinear chunk lengths are checked, and resize() refuses the grid 
                regexp = "chunk_shape\\[\\[1\\]\\]")
   expect_error(def$chunk_shape <- list(10), class = "zarr_error_argument", regexp = "dimensions")
   arr <- create_zarr()$add_array("/", "a", rectilinear_def())
-  expect_error(arr$resize(c(20, 7)), class = "zarr_error_unsupported", regexp = "/a")
+  expect_error(arr$resize(low = c(3, 0)), class = "zarr_error_unsupported", regexp = "'/a'.*`low`.*rectilinear")
+  expect_error(arr$promote(1), class = "zarr_error_unsupported", regexp = "'/a'.*promote\\(\\) needs a regular")
+  expect_identical(arr$shape, c(10L, 7L))
   expect_error(zarr_map_blocks(arr, function(b) b), class = "zarr_error_unsupported", regexp = "rectilinear")
   strings <- define_array("string", 10)
   strings$chunk_shape <- list(c(4, 6))
@@ -120,6 +142,64 @@ test_that("rectilinear chunk lengths are checked, and resize() refuses the grid 
   v2 <- rectilinear_def()
   v2$format <- 2L
   expect_error(v2$metadata(), class = "zarr_error_unsupported", regexp = "rectilinear")
+})
+
+# The grid zarr-python 3.4 gives `rectilinear_arrays.py`'s "resized":
+# chunks [3, 3, 4] x [4, 3] grown to 16 x 9 (one chunk more each way),
+# then shrunk to 15 x 8 (no chunk taken away).
+resized_edges <- list(c(3L, 3L, 4L, 6L), c(4L, 3L, 2L))
+resized_json <- list(list(list(3L, 2L), 4L, 6L), list(4L, 3L, 2L))
+
+test_that("resize() and append() grow a rectilinear grid by a chunk, as zarr-python 3.4 does", {
+  root <- withr::local_tempdir()
+  def <- define_array("int32", c(10, 7))
+  def$chunk_shape <- list(c(3, 3, 4), c(4, 3))
+  def$remove_codec("blosc")
+  def$fill_value <- -1L
+  arr <- create_zarr(root)$add_array("/", "g", def)
+  x <- matrix(1:70, 10, 7)
+  arr$write(x)
+  arr$resize(c(16, 9))
+  expect_identical(arr$chunking$chunk_edges, resized_edges)
+  y <- matrix(NA_integer_, 16, 9)
+  y[1:10, 1:7] <- x
+  expect_identical(arr[], y)
+  arr[15:16, 8:9] <- 99L
+  y[15:16, 8:9] <- 99L
+  # Shrinking keeps every declared chunk; the stored document says so.
+  arr$resize(c(15, 8))
+  expect_identical(arr$chunking$chunk_edges, resized_edges)
+  doc <- jsonlite::fromJSON(file.path(root, "g", "zarr.json"), simplifyVector = FALSE)
+  expect_identical(doc$chunk_grid$configuration$chunk_shapes, resized_json)
+  expect_identical(doc$shape, list(15L, 8L))
+  expect_identical(arr[], y[1:15, 1:8])
+  # What the shrink cut off never comes back.
+  arr$resize(c(16, 9))
+  y[16, ] <- NA
+  y[, 9] <- NA
+  expect_identical(open_zarr(root)[["/g"]][], y)
+  # Chunks wholly outside a smaller shape are erased.
+  arr$resize(c(5, 7))
+  expect_identical(sort(list.files(file.path(root, "g", "c"), recursive = TRUE)), c("0/0", "0/1", "1/0", "1/1"))
+  expect_identical(arr[], x[1:5, ])
+  # append() past the declared chunks adds one of the missing length.
+  arr$append(matrix(-7L, 12, 7), along = 1)
+  # (chunk_edges lists the chunks that hold elements; the document keeps
+  # the third column chunk, past the extent 7)
+  expect_identical(arr$chunking$chunk_edges, list(c(3L, 3L, 4L, 6L, 1L), c(4L, 3L)))
+  doc <- jsonlite::fromJSON(file.path(root, "g", "zarr.json"), simplifyVector = FALSE)
+  expect_identical(doc$chunk_grid$configuration$chunk_shapes, list(list(list(3L, 2L), 4L, 6L, 1L), list(4L, 3L, 2L)))
+  expect_identical(arr[], rbind(x[1:5, ], matrix(-7L, 12, 7)))
+  # A sharded rectilinear array shrinks by whole shards only.
+  def <- define_array("float64", c(12, 8))
+  def$chunk_shape <- list(c(4, 4, 2, 2), c(4, 4))
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  s <- create_zarr()$add_array("/", "s", def)
+  s$write(matrix(as.numeric(1:96), 12, 8))
+  expect_error(s$resize(c(9, 8)), class = "zarr_error_unsupported",
+               regexp = "'/s'.*whole number of shards \\(2 along dimension 1\\)")
+  s$resize(c(10, 8))
+  expect_identical(s[], matrix(as.numeric(1:96), 12, 8)[1:10, ])
 })
 
 test_that("arrays zarr-python 3.4 writes with rectilinear grids read exactly, touching only their chunks", {
@@ -137,6 +217,11 @@ test_that("arrays zarr-python 3.4 writes with rectilinear grids read exactly, to
   expect_identical(z[["/sharded"]][9:12, 3:6], sharded[9:12, 3:6])
   expect_identical(z[["/rle"]][], c(0:6 * 3L, NA, NA, NA, NA))
   expect_identical(z[["/rle"]]$chunking$chunk_edges, list(c(1L, 1L, 1L, 4L, 4L)))
+  resized <- matrix(NA_integer_, 15, 8)
+  resized[1:10, 1:7] <- matrix(0:69, 10, 7, byrow = TRUE)
+  resized[15, 8] <- 99L
+  expect_identical(z[["/resized"]][], resized)
+  expect_identical(z[["/resized"]]$chunking$chunk_edges, resized_edges)
   # A read of the first rows never opens chunk (3, 0): garbage there is
   # no error until a read needs it.
   writeBin(as.raw(1:5), file.path(root, "i4", "c", "3", "0"))
@@ -161,6 +246,15 @@ test_that("arrays R writes with rectilinear grids read exactly in zarr-python 3.
   def$fill_value <- -9L
   w <- c(5:1, NA, 7:11)
   z$add_array("/", "rle", def)$write(w)
+  # resize() as rectilinear_arrays.py does it in zarr-python.
+  def <- define_array("int32", c(10, 7))
+  def$chunk_shape <- list(c(3, 3, 4), c(4, 3))
+  def$fill_value <- -1L
+  g <- z$add_array("/", "resized", def)
+  g$write(matrix(0:69, 10, 7, byrow = TRUE))
+  g$resize(c(16, 9))
+  g[15:16, 8:9] <- 99L
+  g$resize(c(15, 8))
   res <- run_python_command(python_cast(), c(testthat::test_path("rectilinear_arrays.py"), "read", root))
   if (res$status != 0L) stop(res$output, call. = FALSE)
   out <- jsonlite::fromJSON(res$output, simplifyVector = FALSE)
@@ -168,4 +262,9 @@ test_that("arrays R writes with rectilinear grids read exactly in zarr-python 3.
   expect_identical(unlist(out$sharded$values), as.numeric(t(y)))
   expect_identical(unlist(out$rle$values), c(5:1, -9L, 7:11))
   expect_identical(out$rle$grid$configuration$chunk_shapes, list(list(list(1L, 4L), 3L, 5L)))
+  expect_identical(out$resized$grid$configuration$chunk_shapes, resized_json)
+  resized <- matrix(-1L, 15, 8)
+  resized[1:10, 1:7] <- matrix(0:69, 10, 7, byrow = TRUE)
+  resized[15, 8] <- 99L
+  expect_identical(unlist(out$resized$values), as.integer(t(resized)))
 })

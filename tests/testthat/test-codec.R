@@ -82,6 +82,8 @@ on_bytes_cases <- function(name, x) {
     # float64 keeping 26 of 52 mantissa bits: within half a unit of the 26th.
     numcodecs.bitround = list(type = "float64", config = NULL, data = writeBin(dbl, raw()),
                               near = function(got) all(abs(readBin(got, "double", 2000) - dbl) <= abs(dbl) * 2^-27)),
+    bitround = list(type = "float64", config = NULL, data = writeBin(dbl, raw()),
+                    near = function(got) all(abs(readBin(got, "double", 2000) - dbl) <= abs(dbl) * 2^-27)),
     numcodecs.packbits = list(type = "bool", config = NULL, data = as.raw(rep(c(0, 1, 1), 667)),
                               want = as.raw(rep(c(0, 1, 1), 667))),
     numcodecs.fixedscaleoffset = list(type = "int32", config = list(offset = -7L, scale = 3L), data = x, want = x),
@@ -105,7 +107,8 @@ test_that("every codec the engine runs on bytes round-trips through the R API", 
                     "numcodecs.packbits", "numcodecs.astype") %in% on_bytes))
   expect_setequal(reg$name[reg$on_bytes & reg$mode != "bytes -> bytes"],
                   c("numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize", "numcodecs.bitround",
-                    "numcodecs.packbits", "numcodecs.astype", "numcodecs.pcodec", "numcodecs.zfpy", "zfp"))
+                    "numcodecs.packbits", "numcodecs.astype", "numcodecs.pcodec", "numcodecs.zfpy", "zfp",
+                    "bitround"))
   x <- writeBin(as.integer(round(sin(seq_len(5000) / 50) * 1000)), raw())
   for (name in on_bytes) {
     case <- on_bytes_cases(name, x)

@@ -82,6 +82,11 @@ impl Axis {
         }
     }
 
+    /// Whether a chunk starts at element `i` (or `i` is 0).
+    pub fn is_boundary(&self, i: u64) -> bool {
+        self.start(self.chunk_of(i)) == i
+    }
+
     /// The distinct chunk lengths.
     pub fn lengths(&self) -> Vec<u64> {
         let mut v: Vec<u64> = match self {
@@ -182,6 +187,37 @@ impl ChunkGrid {
             .zip(shape)
             .map(|(a, &n)| a.chunks_in(n))
             .collect()
+    }
+
+    /// This grid for an array grown to `shape`: a dimension whose chunks
+    /// cover less gains one chunk of the missing length, as zarr-python
+    /// 3.4 grows a rectilinear grid. Edges are never taken away: chunks
+    /// past a smaller extent stay declared (the spec allows it), so that a
+    /// shrink and a regrowth keep the chunks' places.
+    pub fn grown_to(&self, shape: &[u64]) -> ChunkGrid {
+        let axes = self
+            .axes
+            .iter()
+            .zip(shape)
+            .map(|(a, &n)| match (a, a.covered()) {
+                (Axis::Edges(runs), Some(sum)) if sum < n => {
+                    let mut runs = runs.clone();
+                    let (len, first) = (n - sum, runs.iter().map(|r| r.count).sum());
+                    match runs.last_mut() {
+                        Some(r) if r.len == len => r.count += 1,
+                        _ => runs.push(Run {
+                            len,
+                            count: 1,
+                            first,
+                            start: sum,
+                        }),
+                    }
+                    Axis::Edges(runs)
+                }
+                _ => a.clone(),
+            })
+            .collect();
+        ChunkGrid { axes }
     }
 
     /// Refuse a grid whose chunks do not cover `shape`; `label` names it.
@@ -322,6 +358,29 @@ mod tests {
         assert_eq!(g.axes[0].chunk_of((1 << 40) - 1), (1 << 40) - 1);
         assert_eq!(g.grid_shape(&[1 << 40]), [1 << 40]);
         assert_eq!(g.axes[0].len(1 << 40), 7);
+    }
+
+    #[test]
+    fn rectilinear_growth_adds_one_chunk_as_zarr_python_does() {
+        // zarr-python 3.4: [[3, 2], 4] over 10 grown to 14 gives
+        // [[3, 2], [4, 2]], then to 16 one more chunk of 2.
+        let g = grid(json!([[[3, 2], 4], [4, 3]]), &[10, 7]).unwrap();
+        let g14 = g.grown_to(&[14, 7]);
+        assert_eq!(
+            g14.rectilinear_json()["configuration"]["chunk_shapes"],
+            json!([[[3, 2], [4, 2]], [4, 3]])
+        );
+        let g16 = g14.grown_to(&[16, 9]);
+        assert_eq!(
+            g16.rectilinear_json()["configuration"]["chunk_shapes"],
+            json!([[[3, 2], [4, 2], 2], [4, 3, 2]])
+        );
+        assert_eq!(g16.axes[0].start(4), 14);
+        assert_eq!(g16.grid_shape(&[16, 9]), vec![5, 3]);
+        // A smaller extent keeps every edge.
+        assert_eq!(g16.grown_to(&[5, 7]), g16);
+        assert!(g16.axes[0].is_boundary(6) && !g16.axes[0].is_boundary(5));
+        assert!(Axis::Regular(4).is_boundary(8) && !Axis::Regular(4).is_boundary(9));
     }
 
     #[test]

@@ -281,6 +281,7 @@ pub static REGISTRY: &[&CodecSpec] = &[
     &super::fixedscaleoffset::SPEC,
     &super::quantize::SPEC,
     &super::bitround::SPEC,
+    &super::bitround::REGISTRY_SPEC,
     &super::packbits::SPEC,
     &super::astype::SPEC,
     &super::pcodec::SPEC,

@@ -27,7 +27,7 @@ mod strings;
 mod write;
 
 pub use fetch::{fetches_taken_over, StartedFetch};
-pub use resize::{ResizeRequest, Resized};
+pub use resize::{reshaped, ResizeRequest, Resized};
 pub use strings::StringRead;
 
 use crate::cf::Cf;
@@ -272,13 +272,16 @@ impl Array {
         sel.plan_grid(&self.grid)
     }
 
-    /// The sharding codec the engine reads and writes inner chunk by inner
-    /// chunk: not in a rectilinear grid, whose shards differ in shape and
-    /// are read and written whole.
+    /// The sharding codec the engine reads inner chunk by inner chunk
+    /// (shards of a rectilinear grid too, each with its own index).
     fn partial_sharding(&self) -> Option<&crate::codec::sharding::Sharding> {
-        self.chain
-            .partial_sharding()
-            .filter(|_| self.grid.is_regular())
+        self.chain.partial_sharding()
+    }
+
+    /// The sharding codec the engine writes inner chunk by inner chunk:
+    /// not in a rectilinear grid, whose shards are written whole.
+    fn partial_sharding_writes(&self) -> Option<&crate::codec::sharding::Sharding> {
+        self.partial_sharding().filter(|_| self.grid.is_regular())
     }
 
     /// The element rules of this array's reads and writes.

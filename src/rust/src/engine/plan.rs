@@ -5,6 +5,7 @@
 use super::Array;
 use crate::convert::{self, Span};
 use crate::dtype::{DataType, RType};
+use crate::grid::Axis;
 use crate::selection::DimChunk;
 
 /// One chunk of a plan: the part of the selection in each dimension.
@@ -153,26 +154,69 @@ pub(super) fn cartesian(plan: &[Vec<DimChunk>]) -> Vec<Chunk<'_>> {
     out
 }
 
-/// The index entry of inner chunk `c` in its shard (C order of `grid`).
-pub(super) fn position_in_shard(c: &[&DimChunk], grid: &[usize]) -> usize {
-    c.iter().zip(grid).fold(0usize, |acc, (d, &g)| {
-        acc * g + (d.chunk % g as u64) as usize
-    })
+/// Where the inner chunks of a sharded array fall among its shards. Every
+/// shard holds whole inner chunks, so the inner chunks tile the array in
+/// one regular grid, and a shard is a box of them: of one shape in a
+/// regular chunk grid, of its own in a rectilinear one.
+pub(super) struct ShardGrid<'a> {
+    shards: &'a [Axis],
+    inner: Vec<u64>,
+}
+
+impl<'a> ShardGrid<'a> {
+    pub(super) fn new(shards: &'a [Axis], inner_shape: &[usize]) -> ShardGrid<'a> {
+        ShardGrid {
+            shards,
+            inner: inner_shape.iter().map(|&n| n as u64).collect(),
+        }
+    }
+
+    /// The shard holding inner chunk `c`.
+    pub(super) fn shard_of(&self, c: &[&DimChunk]) -> Vec<u64> {
+        c.iter()
+            .zip(self.shards.iter().zip(&self.inner))
+            .map(|(d, (a, &n))| a.chunk_of(d.chunk * n))
+            .collect()
+    }
+
+    /// The inner chunks along each dimension of shard `sidx`, and the grid
+    /// index of its first.
+    pub(super) fn box_of(&self, sidx: &[u64]) -> (Vec<usize>, Vec<u64>) {
+        sidx.iter()
+            .zip(self.shards.iter().zip(&self.inner))
+            .map(|(&s, (a, &n))| ((a.len(s) / n) as usize, a.start(s) / n))
+            .unzip()
+    }
+
+    /// The inner chunks along each dimension of the largest shard.
+    pub(super) fn largest(&self) -> Vec<usize> {
+        self.shards
+            .iter()
+            .zip(&self.inner)
+            .map(|(a, &n)| (a.longest() / n) as usize)
+            .collect()
+    }
+}
+
+/// The index entry of inner chunk `c` in the shard whose first inner chunk
+/// is `origin` and which holds `grid` of them (C order of `grid`).
+pub(super) fn position_in_shard(c: &[&DimChunk], grid: &[usize], origin: &[u64]) -> usize {
+    c.iter()
+        .zip(grid.iter().zip(origin))
+        .fold(0usize, |acc, (d, (&g, &o))| {
+            acc * g + (d.chunk - o) as usize
+        })
 }
 
 /// Inner chunks grouped by the shard holding them, in first-seen order.
 pub(super) fn group_by_shard<'p>(
     chunks: &'p [Vec<&'p DimChunk>],
-    grid: &[usize],
+    shards: &ShardGrid,
 ) -> Vec<(Vec<u64>, Vec<&'p Vec<&'p DimChunk>>)> {
     let mut groups: Vec<(Vec<u64>, Vec<&Vec<&DimChunk>>)> = Vec::new();
     let mut slot_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
     for c in chunks {
-        let sidx: Vec<u64> = c
-            .iter()
-            .zip(grid)
-            .map(|(d, &g)| d.chunk / g as u64)
-            .collect();
+        let sidx = shards.shard_of(c);
         let slot = *slot_of.entry(sidx.clone()).or_insert_with(|| {
             groups.push((sidx, Vec::new()));
             groups.len() - 1

@@ -41,7 +41,7 @@ impl Array {
         let (requests, in_flight, streamed) = match self.partial_sharding() {
             // As `read_sharded` will ask for them.
             Some(sh) => {
-                let grid = sh.grid(&self.chunk_shape())?;
+                let grid = self.shard_grid(sh);
                 let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
                 let plan = sel.plan(&inner);
                 let chunks = cartesian(&plan);

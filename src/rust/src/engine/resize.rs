@@ -78,10 +78,6 @@ impl Journal {
     }
 }
 
-fn ceil_div(a: u64, b: u64) -> u64 {
-    a.div_ceil(b)
-}
-
 fn joined<T: std::fmt::Display>(v: &[T], sep: &str) -> String {
     v.iter()
         .map(ToString::to_string)
@@ -197,6 +193,13 @@ impl Array {
         }
         let chunk = &self.meta.chunk_shape;
         let per_dim = |v: &[i64], d: usize| v.get(d).copied().unwrap_or(0);
+        if !self.grid.is_regular() && req.low.iter().any(|&l| l != 0) {
+            // The low end moves by whole chunks, and the chunks of a
+            // rectilinear grid differ: none is the one to move by.
+            return Err(ZarrError::Unsupported(format!(
+                "{what}: `low` cannot move the low end of an array with a rectilinear chunk grid; resize its high end"
+            )));
+        }
         // The low end moves by whole chunks, rounded outward as R-CF's zarr
         // does: growth adds at least what was asked, shrinking removes at
         // most that.
@@ -242,11 +245,15 @@ impl Array {
             // Cutting into a shard would rewrite all of it to clear part;
             // R-CF's zarr refuses it too. Whole shards are erased, and
             // growth touches none.
+            let axes = &self.grid.axes;
             let cut: Vec<usize> = (0..nd)
-                .filter(|&d| (target[d] as i64) < moved[d] && !target[d].is_multiple_of(chunk[d]))
+                .filter(|&d| (target[d] as i64) < moved[d] && !axes[d].is_boundary(target[d]))
                 .collect();
             if !cut.is_empty() {
-                let sizes: Vec<u64> = cut.iter().map(|&d| chunk[d]).collect();
+                let sizes: Vec<u64> = cut
+                    .iter()
+                    .map(|&d| axes[d].len(axes[d].chunk_of(target[d])))
+                    .collect();
                 let dims: Vec<usize> = cut.iter().map(|&d| d + 1).collect();
                 return Err(ZarrError::Unsupported(format!(
                     "{what}: shrinking a sharded array to an extent that is not a whole number of shards ({} along dimension {}) is not supported",
@@ -255,9 +262,10 @@ impl Array {
                 )));
             }
         }
-        let mut meta = self.meta.clone();
-        meta.shape = target;
-        Ok(Some(Resized { meta, shift }))
+        Ok(Some(Resized {
+            meta: reshaped(&self.meta, target),
+            shift,
+        }))
     }
 
     /// The first step of resize() (see the module's notes): returns the
@@ -278,7 +286,10 @@ impl Array {
         let chunk = &self.meta.chunk_shape;
         let shift = &plan.shift;
         let target = &plan.meta.shape;
-        let grid: Vec<u64> = (0..nd).map(|d| ceil_div(target[d], chunk[d])).collect();
+        // Chunks keep their places: a rectilinear grid only gains chunks
+        // past its old ones (and its low end never moves).
+        let grid: Vec<u64> = plan.meta.grid_shape();
+        let axes = &self.grid.axes;
         let mut index = self.stored_chunks("", nd)?;
         if shift.iter().any(|&s| s != 0) {
             index = self.shift_chunks(&index, shift, &grid, journal, opts.threads)?;
@@ -287,7 +298,7 @@ impl Array {
         let data_end: Vec<i64> = (0..nd)
             .map(|d| self.meta.shape[d] as i64 + shift[d] * chunk[d] as i64)
             .collect();
-        let start = |idx: &[u64], d: usize| (idx[d] * chunk[d]) as i64;
+        let start = |idx: &[u64], d: usize| axes[d].start(idx[d]) as i64;
         let (stale, live): (Vec<_>, Vec<_>) = index
             .into_iter()
             .partition(|idx| (0..nd).any(|d| start(idx, d) >= data_end[d]));
@@ -301,8 +312,9 @@ impl Array {
         // values cut off by an earlier shrink never come back.
         let grows: Vec<usize> = (0..nd)
             .filter(|&d| {
-                let c = chunk[d] as i64;
-                target[d] as i64 > data_end[d] && data_end[d] > 0 && data_end[d] % c != 0
+                target[d] as i64 > data_end[d]
+                    && data_end[d] > 0
+                    && !axes[d].is_boundary(data_end[d] as u64)
             })
             .collect();
         if grows.is_empty() {
@@ -314,7 +326,7 @@ impl Array {
             .filter(|idx| {
                 grows
                     .iter()
-                    .any(|&d| idx[d] as i64 == data_end[d] / chunk[d] as i64)
+                    .any(|&d| idx[d] == axes[d].chunk_of(data_end[d] as u64))
             })
             .collect();
         let warnings = Warnings::default();
@@ -322,9 +334,10 @@ impl Array {
             // Elements at or past `keep[d]` along a growing dimension go.
             let keep: Vec<Option<usize>> = (0..nd)
                 .map(|d| {
-                    grows
-                        .contains(&d)
-                        .then(|| (data_end[d] - start(idx, d)).clamp(0, chunk[d] as i64) as usize)
+                    grows.contains(&d).then(|| {
+                        let len = axes[d].len(idx[d]) as i64;
+                        (data_end[d] - start(idx, d)).clamp(0, len) as usize
+                    })
                 })
                 .collect();
             self.clear_chunk_beyond(idx, &keep, opts, &warnings)
@@ -404,7 +417,7 @@ impl Array {
         else {
             return Ok(());
         };
-        let cshape = self.chunk_shape();
+        let cshape = self.grid.chunk_shape(idx);
         let strides = self.chain.stored_strides(&cshape);
         let cleared = cleared_offsets(&cshape, &strides, keep);
         let ctx = opts.context(warnings, &what);
@@ -509,6 +522,19 @@ impl Array {
         }
         Ok(())
     }
+}
+
+/// `meta` with the shape `shape`: a rectilinear grid grows to cover it
+/// (`ChunkGrid::grown_to`); a regular one needs no change.
+pub fn reshaped(meta: &ArrayMetadata, shape: Vec<u64>) -> ArrayMetadata {
+    let mut out = meta.clone();
+    if let Some(g) = &meta.rectilinear {
+        let grown = g.grown_to(&shape);
+        out.chunk_shape = grown.longest();
+        out.rectilinear = Some(grown);
+    }
+    out.shape = shape;
+    out
 }
 
 /// The offsets (in elements, into a decoded chunk of `shape` laid out with

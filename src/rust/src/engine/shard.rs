@@ -4,7 +4,8 @@
 
 use super::fetch::{fetch_pipelined, in_flight_for, StartedFetch};
 use super::plan::{
-    cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, BATCH,
+    cartesian, chunk_index, group_by_shard, inner_write_spans, position_in_shard, Chunk, ShardGrid,
+    BATCH,
 };
 use super::read::ReadInto;
 use super::{Array, IoOptions};
@@ -34,7 +35,7 @@ impl Array {
     ) -> Result<()> {
         let (opts, warnings) = (to.opts, to.warnings);
         let inner: Vec<u64> = sh.inner_shape.iter().map(|&n| n as u64).collect();
-        let grid = sh.grid(&self.chunk_shape())?;
+        let grid = self.shard_grid(sh);
         let plan = sel.plan(&inner);
         let chunks = cartesian(&plan);
         let inner_strides = sh.inner.stored_strides(&sh.inner_shape);
@@ -71,7 +72,7 @@ impl Array {
         &self,
         whole: &[ShardGroup],
         sh: &Sharding,
-        grid: &[usize],
+        grid: &ShardGrid,
         to: ReadInto,
         started: Option<StartedFetch>,
     ) -> Result<()> {
@@ -103,9 +104,14 @@ impl Array {
             .collect()
     }
 
+    /// Where the inner chunks of this array fall among its shards.
+    pub(super) fn shard_grid<'a>(&'a self, sh: &Sharding) -> ShardGrid<'a> {
+        ShardGrid::new(&self.grid.axes, &sh.inner_shape)
+    }
+
     /// How many whole shards a read keeps in flight.
-    pub(super) fn shard_in_flight(&self, sh: &Sharding, grid: &[usize]) -> usize {
-        let per_shard: usize = grid.iter().product();
+    pub(super) fn shard_in_flight(&self, sh: &Sharding, grid: &ShardGrid) -> usize {
+        let per_shard: usize = grid.largest().iter().product();
         in_flight_for(
             per_shard * sh.inner_shape.iter().product::<usize>() * self.meta.data_type.size(),
         )
@@ -115,14 +121,16 @@ impl Array {
     pub(super) fn shard_part<'a, 'p>(
         &self,
         sh: &'a Sharding,
-        grid: &'a [usize],
+        grid: &ShardGrid,
         group: &'a ShardGroup<'p>,
     ) -> ShardPart<'a, 'p> {
         let key = self.chunk_key(&group.0);
         let what = self.chunk_what(&key);
+        let (grid, origin) = grid.box_of(&group.0);
         ShardPart {
             sh,
             grid,
+            origin,
             key,
             what,
             cs: &group.1,
@@ -175,7 +183,7 @@ impl Array {
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
-        let (sh, grid, what) = (part.sh, part.grid, part.what.as_str());
+        let (sh, grid, what) = (part.sh, part.grid.as_slice(), part.what.as_str());
         let Some(data) = got else {
             return Ok(part.cs.iter().map(|c| part.job(c, None)).collect());
         };
@@ -187,7 +195,7 @@ impl Array {
         part.cs
             .iter()
             .map(|c| {
-                let bytes = match entries[position_in_shard(c, grid)] {
+                let bytes = match entries[part.position(c)] {
                     None => None,
                     Some(e) => {
                         // Checks that the entry lies inside the shard.
@@ -209,11 +217,11 @@ impl Array {
         &self,
         chunks: &[Chunk],
         sh: &Sharding,
-        grid: &[usize],
+        shards: &ShardGrid,
         to: ReadInto,
     ) -> Result<()> {
         let (dst, opts, warnings, lossy) = (to.dst, to.opts, to.warnings, to.lossy);
-        let groups = group_by_shard(chunks, grid);
+        let groups = group_by_shard(chunks, shards);
         // Each shard's index and inner chunks are read from one version of
         // it (`get_pinned`): a shard rewritten meanwhile may hold another
         // inner chunk at the offsets of the old index.
@@ -221,19 +229,20 @@ impl Array {
             let key = self.chunk_key(sidx);
             let what = self.chunk_what(&key);
             let ctx = opts.context(warnings, &what);
-            let index = get_pinned(&*self.store, &key, sh.index_range(grid)?)
+            let (grid, origin) = shards.box_of(sidx);
+            let index = get_pinned(&*self.store, &key, sh.index_range(&grid)?)
                 .map_err(|e| e.context(&what))?;
             let entries = match index {
-                Some((bytes, pinned)) => Some((sh.decode_index(bytes, grid, &ctx)?, pinned)),
+                Some((bytes, pinned)) => Some((sh.decode_index(bytes, &grid, &ctx)?, pinned)),
                 None => None,
             };
-            Ok((key, entries))
+            Ok((key, entries, grid, origin))
         })?;
         let mut jobs = Vec::with_capacity(chunks.len());
-        for ((_, cs), (key, entries)) in groups.iter().zip(&indexes) {
+        for ((_, cs), (key, entries, grid, origin)) in groups.iter().zip(&indexes) {
             for c in cs {
                 let entry = entries.as_ref().and_then(|(e, pinned)| {
-                    e[position_in_shard(c, grid)].map(|entry| (entry, pinned.as_ref()))
+                    e[position_in_shard(c, grid, origin)].map(|entry| (entry, pinned.as_ref()))
                 });
                 jobs.push((*c, key.as_str(), entry));
             }
@@ -294,7 +303,7 @@ impl Array {
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
-        let (sh, grid, what) = (part.sh, part.grid, part.what.as_str());
+        let (sh, grid, what) = (part.sh, part.grid.as_slice(), part.what.as_str());
         let ctx = opts.context(warnings, what);
         let Some((index_bytes, pinned)) =
             get_pinned(&*self.store, &part.key, sh.index_range(grid)?)
@@ -307,7 +316,7 @@ impl Array {
         let mut ranged = Vec::new();
         let mut ranges = Vec::new();
         for c in part.cs {
-            match entries[position_in_shard(c, grid)] {
+            match entries[part.position(c)] {
                 None => out.push(part.job(c, None)),
                 Some((offset, length)) => {
                     ranged.push(*c);
@@ -430,25 +439,31 @@ pub(super) type ShardGroup<'p> = (Vec<u64>, Vec<&'p Vec<&'p DimChunk>>);
 /// by ranges after their index).
 pub(super) fn split_groups<'p>(
     chunks: &'p [Vec<&'p DimChunk>],
-    grid: &[usize],
+    shards: &ShardGrid,
 ) -> (Vec<ShardGroup<'p>>, Vec<ShardGroup<'p>>) {
-    let per_shard: usize = grid.iter().product();
-    group_by_shard(chunks, grid)
+    group_by_shard(chunks, shards)
         .into_iter()
-        .partition(|(_, cs)| cs.len() * 2 > per_shard)
+        .partition(|(sidx, cs)| cs.len() * 2 > shards.box_of(sidx).0.iter().product())
 }
 
-/// One shard of a read: its codec, inner chunk grid, key, name for
-/// errors, and the inner chunks the read needs from it.
+/// One shard of a read: its codec, inner chunk grid and the grid index of
+/// its first inner chunk, key, name for errors, and the inner chunks the
+/// read needs from it.
 pub(super) struct ShardPart<'a, 'p> {
     pub(super) sh: &'a Sharding,
-    pub(super) grid: &'a [usize],
+    pub(super) grid: Vec<usize>,
+    origin: Vec<u64>,
     key: StoreKey,
     pub(super) what: String,
     pub(super) cs: &'a [&'p Vec<&'p DimChunk>],
 }
 
 impl<'p> ShardPart<'_, 'p> {
+    /// The index entry of inner chunk `c` of this shard.
+    pub(super) fn position(&self, c: &[&DimChunk]) -> usize {
+        position_in_shard(c, &self.grid, &self.origin)
+    }
+
     fn job(&self, chunk: &'p Vec<&'p DimChunk>, bytes: Option<Vec<u8>>) -> InnerFetch<'p> {
         self.job_of(chunk, bytes.map(Stored::Own))
     }

@@ -12,7 +12,7 @@
 //! decoded again from its own bytes.
 
 use super::fetch::{fetch_streamed, Event, StartedFetch};
-use super::plan::position_in_shard;
+use super::plan::ShardGrid;
 use super::read::ReadInto;
 use super::shard::{InnerFetch, ShardGroup, ShardPart, Stored};
 use super::{Array, IoOptions};
@@ -30,17 +30,16 @@ impl Array {
     pub(super) fn streamed_shard_requests(
         &self,
         sh: &Sharding,
-        grid: &[usize],
+        grid: &ShardGrid,
         whole: &[ShardGroup],
     ) -> Result<Vec<(StoreKey, ByteRange)>> {
-        let index = sh.index_range(grid)?;
-        Ok(whole
-            .iter()
-            .flat_map(|(sidx, _)| {
-                let key = self.chunk_key(sidx);
-                [(key.clone(), index), (key, ByteRange::All)]
-            })
-            .collect())
+        let mut requests = Vec::with_capacity(2 * whole.len());
+        for (sidx, _) in whole {
+            let index = sh.index_range(&grid.box_of(sidx).0)?;
+            let key = self.chunk_key(sidx);
+            requests.extend([(key.clone(), index), (key, ByteRange::All)]);
+        }
+        Ok(requests)
     }
 
     /// Read the shards of `whole` (each needed whole or nearly), decoding
@@ -49,7 +48,7 @@ impl Array {
         &self,
         whole: &[ShardGroup],
         sh: &Sharding,
-        grid: &[usize],
+        grid: &ShardGrid,
         to: ReadInto,
         started: Option<StartedFetch>,
     ) -> Result<()> {
@@ -130,7 +129,11 @@ impl<'a, 'p> ShardStream<'a, 'p> {
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
-        let (sh, grid, what) = (self.part.sh, self.part.grid, self.part.what.as_str());
+        let (sh, grid, what) = (
+            self.part.sh,
+            self.part.grid.as_slice(),
+            self.part.what.as_str(),
+        );
         let Event::Done(got) = event else {
             return Ok(Vec::new());
         };
@@ -147,7 +150,7 @@ impl<'a, 'p> ShardStream<'a, 'p> {
         }
         let mut jobs = Vec::new();
         for (k, c) in self.part.cs.iter().enumerate() {
-            match entries[position_in_shard(c, grid)] {
+            match entries[self.part.position(c)] {
                 None => jobs.push(self.part.job_of(c, None)),
                 Some((offset, length)) => st.todo.push((k, offset, length)),
             }
@@ -166,7 +169,11 @@ impl<'a, 'p> ShardStream<'a, 'p> {
         opts: IoOptions,
         warnings: &Warnings,
     ) -> Result<Vec<InnerFetch<'p>>> {
-        let (sh, grid, what) = (self.part.sh, self.part.grid, self.part.what.as_str());
+        let (sh, grid, what) = (
+            self.part.sh,
+            self.part.grid.as_slice(),
+            self.part.what.as_str(),
+        );
         let mut st = self.lock();
         if st.finished {
             return Ok(Vec::new());

@@ -65,7 +65,7 @@ impl Array {
         let fill = &self.meta.fill_value.bytes;
         let warnings = Warnings::default();
         let straight = self.stores_as_r(src.rtype, &regular.1);
-        let sharding = self.partial_sharding();
+        let sharding = self.partial_sharding_writes();
         // Shards written whole are encoded inner chunk by inner chunk, all
         // shards' inner chunks in one run of tasks (`write_shards`).
         let (whole, chunks): (Vec<_>, Vec<_>) = match sharding {

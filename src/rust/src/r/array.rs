@@ -102,7 +102,7 @@ fn rz_array_create(store: Robj, path: &str, json: &str) -> Robj {
 }
 
 /// Array metadata in R form (JSON text); a group's is refused.
-fn array_metadata(json: &str) -> Result<ArrayMetadata> {
+pub(super) fn array_metadata(json: &str) -> Result<ArrayMetadata> {
     match crate::metadata::parse_r_form(json.as_bytes())? {
         NodeMetadata::Array(m) => Ok(m),
         NodeMetadata::Group(_) => Err(ZarrError::Metadata(

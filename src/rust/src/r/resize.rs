@@ -57,6 +57,19 @@ fn rz_array_resize(
     })
 }
 
+/// The R-form text of array metadata `json` with the shape `shape`, its
+/// chunk grid grown to cover it (append() writes through a handle on it
+/// before storing it).
+/// @noRd
+#[extendr]
+fn rz_array_reshaped(json: &str, shape: &[f64]) -> Robj {
+    guard(|| {
+        let meta = super::array::array_metadata(json)?;
+        let shape = shape.iter().map(|&x| x as u64).collect();
+        Ok(r_form_text(crate::engine::reshaped(&meta, shape))?.into())
+    })
+}
+
 /// resize()'s last step, on the array with its new metadata stored.
 /// @noRd
 #[extendr]
@@ -113,6 +126,7 @@ fn rz_array_promote_undo(h: Robj, path: &str, json: &str) -> Robj {
 extendr_module! {
     mod resize;
     fn rz_array_resize;
+    fn rz_array_reshaped;
     fn rz_array_resize_finish;
     fn rz_array_resize_undo;
     fn rz_array_promote;

@@ -148,6 +148,62 @@ fn rectilinear_grids_store_each_chunk_in_its_own_shape() {
 }
 
 #[test]
+fn rectilinear_shards_are_read_inner_chunk_by_inner_chunk() {
+    // Shards of 4, 4, 2, 2 rows and 4, 4 columns, inner chunks of 2 x 2
+    // compressed: a read decodes only the inner chunks it needs, so a
+    // corrupt one elsewhere in the same shard is no error until a read
+    // needs it.
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
+    let mut d = doc(
+        "int32",
+        &[12, 8],
+        &[1, 1],
+        json!(-1),
+        json!([
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2, 2],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                       {"name": "gzip", "configuration": {"level": 1}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_location": "end"}}]),
+    );
+    d["chunk_grid"] = json!({"name": "rectilinear", "configuration": {
+        "kind": "inline", "chunk_shapes": [[[4, 2], [2, 2]], [4, 4]]}});
+    let a = Array::create(store.clone(), "s", meta(d)).unwrap();
+    let data: Vec<i32> = (0..96).collect();
+    a.write(&Selection::all(&[12, 8]), &RBuf::Integer(&data), opts(2))
+        .unwrap();
+    // Shard (2, 1): rows 8..10, columns 4..8, inner chunks (0, 0) and
+    // (0, 1); spoil the bytes of the second (index entry 1).
+    let key = StoreKey::from_checked("s/c/2/1".into());
+    let mut shard = store.get(&key, ByteRange::All).unwrap().unwrap();
+    let entry = shard.len() - 32 + 16;
+    let at =
+        |i: usize| u64::from_le_bytes(shard[entry + i..entry + i + 8].try_into().unwrap()) as usize;
+    let (offset, len) = (at(0), at(8));
+    shard[offset..offset + len].fill(0xff);
+    store.set(&key, &shard).unwrap();
+    let read = |ranges: &[(u64, u64)]| {
+        let n: u64 = ranges.iter().map(|r| r.1).product();
+        let mut out = vec![0i32; n as usize];
+        a.read(&range_sel(ranges), &mut RBufMut::Integer(&mut out), opts(2))
+            .map(|_| out)
+    };
+    // Rows 8..10, columns 4..6: inner chunk (0, 0) of that shard only.
+    let want: Vec<i32> = (4..6)
+        .flat_map(|j| (8..10).map(move |i| i + 12 * j))
+        .collect();
+    assert_eq!(read(&[(8, 2), (4, 2)]).unwrap(), want);
+    let err = read(&[(8, 2), (4, 4)]).unwrap_err();
+    assert!(err.message().contains("s/c/2/1"), "{}", err.message());
+    // The other shards read whole.
+    let want: Vec<i32> = (0..8)
+        .flat_map(|j| (0..8).map(move |i| i + 12 * j))
+        .collect();
+    assert_eq!(read(&[(0, 8), (0, 8)]).unwrap(), want);
+}
+
+#[test]
 fn a_3d_array_round_trips_in_both_storage_orders() {
     for codecs in [f_order(3), c_order()] {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new(false));
