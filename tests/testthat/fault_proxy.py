@@ -49,6 +49,8 @@ import sys
 import time
 import urllib.parse
 
+from proxy.http_message import Closed, head_bytes, header, read_chunked, read_head
+
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "te",
               "upgrade", "expect", "content-length"}
 KINDS = ("503", "500", "429", "close", "short", "stall", "range", "drop")
@@ -98,44 +100,10 @@ class State:
         return kind
 
 
-class Closed(Exception):
-    pass
-
-
-async def read_message_head(reader):
-    try:
-        raw = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as e:
-        if not e.partial.strip():
-            raise Closed() from None
-        raise
-    lines = raw.decode("latin-1").split("\r\n")
-    headers = []
-    for line in lines[1:]:
-        if ":" in line:
-            k, v = line.split(":", 1)
-            headers.append((k.strip(), v.strip()))
-    return lines[0], headers
-
-
-def get(headers, name):
-    for k, v in headers:
-        if k.lower() == name:
-            return v
-    return None
-
-
 async def read_body(reader, headers, until_eof):
-    if (get(headers, "transfer-encoding") or "").lower() == "chunked":
-        out = bytearray()
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            if size == 0:
-                await reader.readuntil(b"\r\n")
-                return bytes(out)
-            out += await reader.readexactly(size)
-            await reader.readexactly(2)
-    n = get(headers, "content-length")
+    if header(headers, "transfer-encoding", "").lower() == "chunked":
+        return await read_chunked(reader)
+    n = header(headers, "content-length")
     if n is not None:
         return await reader.readexactly(int(n))
     return await reader.read() if until_eof else b""
@@ -145,15 +113,11 @@ async def upstream_request(up, method, target, headers, body):
     """(status line, headers, body) of the request sent upstream."""
     reader, writer = await asyncio.open_connection(up.hostname, up.port)
     try:
-        lines = ["%s %s HTTP/1.1" % (method, target)]
-        for k, v in headers:
-            if k.lower() not in HOP_BY_HOP:
-                lines.append("%s: %s" % (k, v))
-        lines.append("Content-Length: %d" % len(body))
-        lines.append("Connection: close")
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        out = [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP]
+        out += [("Content-Length", str(len(body))), ("Connection", "close")]
+        writer.write(head_bytes("%s %s HTTP/1.1" % (method, target), out) + body)
         await writer.drain()
-        status, rheaders = await read_message_head(reader)
+        status, rheaders = await read_head(reader)
         code = int(status.split()[1])
         no_body = method == "HEAD" or code in (204, 304) or 100 <= code < 200
         rbody = b"" if no_body else await read_body(reader, rheaders, True)
@@ -163,12 +127,9 @@ async def upstream_request(up, method, target, headers, body):
 
 
 def answer(status, headers, body, head_only=False, length=None):
-    lines = [status]
-    for k, v in headers:
-        if k.lower() not in HOP_BY_HOP:
-            lines.append("%s: %s" % (k, v))
-    lines.append("Content-Length: %d" % (len(body) if length is None else length))
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (b"" if head_only else body)
+    out = [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP]
+    out.append(("Content-Length", str(len(body) if length is None else length)))
+    return head_bytes(status, out) + (b"" if head_only else body)
 
 
 def shift_range(headers):
@@ -196,13 +157,13 @@ async def handle(state, up, reader, writer):
     try:
         while True:
             try:
-                start, headers = await read_message_head(reader)
+                start, headers = await read_head(reader)
             except (Closed, ConnectionError, asyncio.IncompleteReadError):
                 return
             method, target = start.split()[0], start.split()[1]
             body = await read_body(reader, headers, False)
             parsed = urllib.parse.urlsplit(target)
-            last = (get(headers, "connection") or "").lower() == "close"
+            last = header(headers, "connection", "").lower() == "close"
             if parsed.path.startswith("/__faults/"):
                 out = await control(state, parsed.path, parsed.query)
                 writer.write(answer("HTTP/1.1 200 OK", [("Content-Type", "application/json")], out))
@@ -228,7 +189,7 @@ async def handle(state, up, reader, writer):
                     state.counts["race_status"] = int(got[0].split()[1])
                 state.counts["faults"]["drop"] += 1
                 return
-            kind = state.draw(method, parsed.path, get(headers, "range") or "")
+            kind = state.draw(method, parsed.path, header(headers, "range") or "")
             if kind is not None:
                 state.counts["faults"][kind] += 1
             if kind in ("503", "500", "429"):
@@ -260,7 +221,7 @@ async def handle(state, up, reader, writer):
                 return
             if kind == "range" and status.split()[1] == "206":
                 rheaders = shift_range(rheaders)
-            length = get(rheaders, "content-length") if method == "HEAD" else None
+            length = header(rheaders, "content-length") if method == "HEAD" else None
             writer.write(answer(status, rheaders, rbody, method == "HEAD",
                                 int(length) if length is not None else None))
             await writer.drain()

@@ -205,7 +205,9 @@ test_that("writes raise zarr_error_read_only; listings are unsupported", {
   expect_error(s$create_group("/", "new"), class = "zarr_error_read_only")
   expect_error(s$create_array("/", "new", define_array("int32", 3)), class = "zarr_error_read_only")
   expect_identical(http_stats(server)$requests, 0L)
-  expect_error(s$list(), "listing is not supported by HTTP stores", class = "zarr_error_unsupported")
+  # The refusal names the store and the prefix.
+  expect_error(s$list(), paste0("cannot list '': listing is not supported by HTTP store at ", server$url, "/grp.zarr"),
+               fixed = TRUE, class = "zarr_error_unsupported")
   expect_error(s$list_dir(""), class = "zarr_error_unsupported")
   expect_error(s$list_prefix("g/"), class = "zarr_error_unsupported")
   # Nothing changed on disk.

@@ -15,7 +15,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
-use zarr::store::{FsStore, Store, StoreKey};
+use zarr::store::{FsStore, StoreKey, Writes};
 
 /// Writes `files` new files of one value into a folder.
 type WriteFiles = fn(&Path, usize, &[u8]);

@@ -11,7 +11,7 @@
 
 use crate::error::{Result, ZarrError};
 use crate::metadata::{self, NodeMetadata, UNREADABLE};
-use crate::store::{ByteRange, Store, StoreKey, StorePrefix};
+use crate::store::{writable, ByteRange, Store, StoreKey, StorePrefix};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -255,7 +255,7 @@ fn read_r_form(
     path: &str,
     tags: &std::cell::RefCell<Vec<(String, Option<String>)>>,
 ) -> Result<Option<ReadNode>> {
-    let versioned = store.as_versioned().filter(|_| !store.read_only());
+    let versioned = store.as_versioned();
     let fetch = |key: &str| {
         let key = StoreKey::new(key)?;
         let Some(versioned) = versioned else {
@@ -354,7 +354,7 @@ impl NodeStore {
     // changed the value all the same (a body sent, its answer lost).
 
     pub fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
-        let done = self.store.set(key, value);
+        let done = writable(&*self.store, "write", key).and_then(|w| w.set(key, value));
         self.nodes.forget(key.as_str(), false);
         done
     }
@@ -372,13 +372,14 @@ impl NodeStore {
     }
 
     pub fn erase(&self, key: &StoreKey) -> Result<()> {
-        let done = self.store.erase(key);
+        let done = writable(&*self.store, "erase", key).and_then(|w| w.erase(key));
         self.nodes.forget(key.as_str(), false);
         done
     }
 
     pub fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
-        let done = self.store.erase_prefix(prefix);
+        let done =
+            writable(&*self.store, "erase prefix", prefix).and_then(|w| w.erase_prefix(prefix));
         self.nodes.forget(prefix.as_str(), true);
         done
     }
@@ -395,7 +396,7 @@ impl NodeStore {
         from_prefix: &StorePrefix,
         to_prefix: &StorePrefix,
     ) -> Result<bool> {
-        if self.store.read_only() {
+        if self.store.as_writable().is_none() {
             return Err(ZarrError::ReadOnly(format!(
                 "cannot rename '{from_prefix}': the store is read-only"
             )));

@@ -26,6 +26,8 @@ import socket
 import time
 import urllib.parse
 
+from http_message import Closed, head_bytes, header, read_chunked, read_head
+
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "te", "upgrade",
               "expect"}
 # Bytes relayed per read: a 512 KiB chunk of the benchmarks in one or two.
@@ -49,10 +51,6 @@ class State:
                 "failed": self.failed, "bytes": self.bytes_out}
 
 
-class Closed(Exception):
-    """The peer closed the connection between messages."""
-
-
 def nodelay(writer):
     # Headers and body go out in separate writes: with Nagle's algorithm
     # the body would wait for the peer's (delayed, up to 40 ms) ACK of the
@@ -60,43 +58,6 @@ def nodelay(writer):
     sock = writer.get_extra_info("socket")
     if sock is not None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-async def read_head(reader):
-    """The start line and the headers (name lowercased, value) of a message."""
-    try:
-        raw = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as e:
-        if not e.partial.strip():
-            raise Closed() from None
-        raise
-    lines = raw.decode("latin-1").split("\r\n")
-    headers = []
-    for line in lines[1:]:
-        if ":" in line:
-            k, v = line.split(":", 1)
-            headers.append((k.strip(), v.strip()))
-    return lines[0], headers
-
-
-def header(headers, name, default=None):
-    for k, v in headers:
-        if k.lower() == name:
-            return v
-    return default
-
-
-async def read_chunked(reader):
-    parts = []
-    while True:
-        size = int((await reader.readline()).split(b";")[0].strip(), 16)
-        if size == 0:
-            # Trailers, up to the blank line.
-            while (await reader.readline()).strip():
-                pass
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        await reader.readline()
 
 
 async def request_body(reader, writer, headers):
@@ -108,10 +69,6 @@ async def request_body(reader, writer, headers):
     if header(headers, "transfer-encoding", "").lower() == "chunked":
         return await read_chunked(reader)
     return b""
-
-
-def head_bytes(start, headers):
-    return (start + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode("latin-1")
 
 
 async def reply(writer, method, status, body, headers=()):

@@ -3,7 +3,6 @@
 //! it, fetches taken over or dropped.
 
 use super::*;
-use crate::store::{DirListing, StorePrefix};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A store of values "v<i>" for keys "k<i>"; key "boom" panics; key
@@ -36,23 +35,11 @@ impl Store for Numbers {
         self.fetched.fetch_add(1, Ordering::SeqCst);
         Ok(Some(key.as_str().replace('k', "v").into_bytes()))
     }
-    fn list(&self) -> Result<Vec<String>> {
-        Ok(vec![])
-    }
-    fn list_prefix(&self, _prefix: &StorePrefix) -> Result<Vec<String>> {
-        Ok(vec![])
-    }
-    fn list_dir(&self, _prefix: &StorePrefix) -> Result<DirListing> {
-        Ok(DirListing::default())
-    }
     fn exists(&self, _key: &StoreKey) -> Result<bool> {
         Ok(true)
     }
     fn size(&self, _key: &StoreKey) -> Result<Option<u64>> {
         Ok(None)
-    }
-    fn read_only(&self) -> bool {
-        true
     }
     fn describe(&self) -> String {
         "numbers".into()

@@ -37,7 +37,7 @@ use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::grid::ChunkGrid;
 use crate::metadata::{self, ArrayMetadata, NodeMetadata};
-use crate::store::{ByteRange, Store, StoreKey};
+use crate::store::{writable, ByteRange, Store, StoreKey, Writes};
 use std::sync::Arc;
 
 /// How a read or write runs.
@@ -224,13 +224,20 @@ impl Array {
             } else {
                 format!("{}/{name}", arr.path)
             });
-            arr.store.set(&key, &text)?;
+            writable(&*arr.store, "write", &key)?.set(&key, &text)?;
         }
         Ok(arr)
     }
 
     pub fn what(&self) -> String {
         format!("array '/{}'", self.path)
+    }
+
+    /// The store's writes; a read-only store is refused naming the array.
+    pub(super) fn writes(&self) -> Result<&dyn Writes> {
+        self.store
+            .as_writable()
+            .ok_or_else(|| ZarrError::ReadOnly(format!("{}: the store is read-only", self.what())))
     }
 
     /// The store key of chunk `idx`: the array's checked path and the

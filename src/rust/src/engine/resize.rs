@@ -23,7 +23,7 @@ use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use crate::metadata::ArrayMetadata;
 use crate::pool::{interrupted, interrupted_error, run_tasks};
-use crate::store::{ByteRange, StoreKey, StorePrefix};
+use crate::store::{listable, ByteRange, StoreKey, StorePrefix};
 use std::sync::Mutex;
 
 /// Where chunks that fall off the low end wait until the new metadata is
@@ -109,9 +109,8 @@ impl Array {
     /// not chunk keys are left out, and never touched.
     pub(super) fn stored_chunks(&self, away: &str, ndim: usize) -> Result<Vec<Vec<u64>>> {
         let prefix = format!("{}{away}", self.key_prefix());
-        let keys = self
-            .store
-            .list_prefix(&StorePrefix::new(prefix.clone())?)
+        let keys = StorePrefix::new(prefix.clone())
+            .and_then(|p| listable(&*self.store, &p)?.list_prefix(&p))
             .map_err(|e| e.context(&self.what()))?;
         let enc = self.meta.chunk_key_encoding;
         Ok(keys
@@ -132,10 +131,9 @@ impl Array {
         else {
             return Ok(false);
         };
-        self.store
-            .set(to, &value)
-            .map_err(|e| e.context(&what(to)))?;
-        self.store.erase(from).map_err(|e| e.context(&what(from)))?;
+        let store = self.writes()?;
+        store.set(to, &value).map_err(|e| e.context(&what(to)))?;
+        store.erase(from).map_err(|e| e.context(&what(from)))?;
         Ok(true)
     }
 
@@ -155,21 +153,14 @@ impl Array {
     }
 
     fn erase_all(&self, keys: &[StoreKey], threads: usize) -> Result<()> {
+        let store = self.writes()?;
         run_tasks(keys, threads, |k| {
-            self.store
-                .erase(k)
-                .map_err(|e| e.context(&self.chunk_what(k)))
+            store.erase(k).map_err(|e| e.context(&self.chunk_what(k)))
         })
     }
 
     pub(super) fn check_reshapable(&self) -> Result<()> {
-        if self.store.read_only() {
-            return Err(ZarrError::ReadOnly(format!(
-                "{}: the store is read-only",
-                self.what()
-            )));
-        }
-        Ok(())
+        self.writes().map(|_| ())
     }
 
     /// The new metadata and low-end move of `req`; None when nothing
@@ -452,9 +443,10 @@ impl Array {
                 Some(self.chain.encode(buf, &cshape))
             }
         };
+        let store = self.writes()?;
         match encoded {
-            None => self.store.erase(&key),
-            Some(enc) => self.store.set(&key, &enc.map_err(|e| e.context(&what))?),
+            None => store.erase(&key),
+            Some(enc) => store.set(&key, &enc.map_err(|e| e.context(&what))?),
         }
         .map_err(|e| e.context(&what))
     }
@@ -477,7 +469,7 @@ impl Array {
 
     fn erase_away(&self, away: &str) -> Result<()> {
         let prefix = StorePrefix::new(format!("{}{away}", self.key_prefix()))?;
-        self.store
+        self.writes()?
             .erase_prefix(&prefix)
             .map_err(|e| e.context(&self.what()))
     }

@@ -386,13 +386,14 @@ impl Array {
                 .iter()
                 .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
                 .collect();
+            let store = self.writes()?;
             match sh.assemble_stored(encoded, &grid).map_err(in_shard)? {
                 Some(parts) => {
-                    let stored = self.store.set_parts(&shard.key, &parts.parts());
+                    let stored = store.set_parts(&shard.key, &parts.parts());
                     buffers.give_all(parts.into_buffers());
                     stored
                 }
-                None => self.store.erase(&shard.key),
+                None => store.erase(&shard.key),
             }
             .map_err(in_shard)
         })

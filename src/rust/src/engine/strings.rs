@@ -238,13 +238,13 @@ impl Array {
                 }
             }
             if buf.iter().all(|s| *s == fill) {
-                self.store.erase(&key).map_err(|e| e.context(&what))
+                self.writes()?.erase(&key).map_err(|e| e.context(&what))
             } else {
                 let enc = self
                     .chain
                     .encode_strings(&buf, &cshape)
                     .map_err(|e| e.context(&what))?;
-                self.store.set(&key, &enc).map_err(|e| e.context(&what))
+                self.writes()?.set(&key, &enc).map_err(|e| e.context(&what))
             }
         })
         .map_err(super::write::stopped_write)?;

@@ -30,11 +30,7 @@ impl Array {
     /// wrong number of values; false when there is nothing to write.
     pub(super) fn check_write(&self, sel: &Selection, n_values: usize) -> Result<bool> {
         let what = self.what();
-        if self.store.read_only() {
-            return Err(ZarrError::ReadOnly(format!(
-                "{what}: the store is read-only"
-            )));
-        }
+        self.writes()?;
         sel.check(&self.meta.shape, &what)?;
         let n = sel.num_elements();
         if n_values != n {
@@ -118,13 +114,13 @@ impl Array {
             };
             let what = self.chunk_what(&key);
             if buf.chunks_exact(fill.len()).all(|e| e == fill.as_slice()) {
-                self.store.erase(&key).map_err(|e| e.context(&what))
+                self.writes()?.erase(&key).map_err(|e| e.context(&what))
             } else {
                 let enc = self
                     .chain
                     .encode(buf, cshape)
                     .map_err(|e| e.context(&what))?;
-                self.store.set(&key, &enc).map_err(|e| e.context(&what))
+                self.writes()?.set(&key, &enc).map_err(|e| e.context(&what))
             }
         };
         run_tasks(&chunks, opts.threads, task).map_err(stopped_write)?;
@@ -166,10 +162,11 @@ impl Array {
             all_fill &= fill_only;
         }
         let what = self.chunk_what(key);
+        let store = self.writes()?;
         if all_fill {
-            self.store.erase(key)
+            store.erase(key)
         } else {
-            self.store.set_parts(key, &parts)
+            store.set_parts(key, &parts)
         }
         .map_err(|e| e.context(&what))?;
         Ok(true)

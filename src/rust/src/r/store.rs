@@ -1,7 +1,7 @@
 //! Bindings of stores: opening each kind, and their keys and values.
 
 use super::*;
-use crate::store::{get_versioned, StoreKey, StorePrefix};
+use crate::store::{get_versioned, listable, StoreKey, StorePrefix};
 
 /// @noRd
 #[extendr]
@@ -224,16 +224,15 @@ fn rz_store_erase_prefix(h: Robj, prefix: &str) -> Robj {
 /// @noRd
 #[extendr]
 fn rz_store_list(h: Robj) -> Robj {
-    guard(|| Ok(strings(store_of(&h)?.list()?)))
+    guard(|| Ok(strings(listable(&*store_of(&h)?, "")?.list()?)))
 }
 
 /// @noRd
 #[extendr]
 fn rz_store_list_prefix(h: Robj, prefix: &str) -> Robj {
     guard(|| {
-        Ok(strings(
-            store_of(&h)?.list_prefix(&StorePrefix::new(prefix)?)?,
-        ))
+        let (store, prefix) = (store_of(&h)?, StorePrefix::new(prefix)?);
+        Ok(strings(listable(&*store, &prefix)?.list_prefix(&prefix)?))
     })
 }
 
@@ -241,7 +240,8 @@ fn rz_store_list_prefix(h: Robj, prefix: &str) -> Robj {
 #[extendr]
 fn rz_store_list_dir(h: Robj, prefix: &str) -> Robj {
     guard(|| {
-        let d = store_of(&h)?.list_dir(&StorePrefix::new(prefix)?)?;
+        let (store, prefix) = (store_of(&h)?, StorePrefix::new(prefix)?);
+        let d = listable(&*store, &prefix)?.list_dir(&prefix)?;
         Ok(list!(keys = strings(d.keys), prefixes = strings(d.prefixes)).into())
     })
 }
@@ -269,7 +269,7 @@ fn rz_store_info(h: Robj) -> Robj {
     guard(|| {
         let s = store_of(&h)?;
         Ok(list!(
-            read_only = s.read_only(),
+            read_only = s.as_writable().is_none(),
             conditional_writes = s.as_versioned().is_some(),
             description = s.describe()
         )

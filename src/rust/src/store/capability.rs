@@ -1,19 +1,53 @@
-//! What a store can do beyond the core [`Store`] trait, each as a trait of
-//! its own that a store offers through one of `Store::as_*()` (None: it
-//! cannot). A caller asks once and takes the plain path when the answer is
-//! None; the functions at the end of this file do that for the callers
-//! that want one call whatever the store.
+//! What a store can do beyond the core [`Store`] trait (reading), each as
+//! a trait of its own that a store offers through one of `Store::as_*()`
+//! (None: it cannot). A caller asks once and takes the plain path, or
+//! refuses, when the answer is None; the functions at the end of this file
+//! do that for the callers that want one call whatever the store.
 //!
-//! A store implements a capability only when it really has it: batched
+//! Writes are offered by every store that is not read-only (a store
+//! opened read-only answers None, so no write can reach it), listings by
+//! every store that can enumerate its keys (not HTTP). Beyond those, a
+//! store implements a capability only when it really has it: batched
 //! reads for stores whose requests wait on a network, streamed values for
 //! a store that hands bodies over while they arrive, direct reads for
 //! files read straight into the caller's buffers, pinned reads for stores
 //! that can read several ranges of one version of a value, versioned
 //! writes for stores with a compare-and-swap.
 
-use super::{ByteRange, GrewFn, Growing, Store, StoreKey};
+use super::{
+    read_only_error, ByteRange, DirListing, GrewFn, Growing, Store, StoreKey, StorePrefix,
+};
 use crate::error::{Result, ZarrError};
 use std::sync::Arc;
+
+/// Changing values: what `Store::as_writable()` offers, the one way in
+/// (a store opened read-only implements it but answers None there).
+pub trait Writes: Send + Sync {
+    /// Store `value` at `key`, replacing what was there.
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()>;
+    /// Store the concatenation of `parts` at `key`. Stores that write
+    /// files override this to write the parts one after another, without
+    /// assembling the value in memory first (a shard and its index).
+    fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
+        self.set(key, &parts.concat())
+    }
+    /// Remove `key`; removing a key that does not exist is not an error.
+    fn erase(&self, key: &StoreKey) -> Result<()>;
+    /// Remove every key that starts with `prefix`.
+    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()>;
+}
+
+/// Enumerating keys: what `Store::as_listable()` offers.
+pub trait Listing: Send + Sync {
+    /// Every key in the store, sorted.
+    fn list(&self) -> Result<Vec<String>> {
+        self.list_prefix(&StorePrefix::root())
+    }
+    /// Every key that starts with `prefix`, sorted.
+    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>>;
+    /// Keys and prefixes directly below `prefix` ("" or ending in "/").
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing>;
+}
 
 /// Reads that go out together: a store whose every request waits on a
 /// network. The engine keeps many requests in flight with `get_each`
@@ -97,7 +131,8 @@ pub trait Pinned: Send + Sync {
 
 /// Writes conditional on the version of the value there (an object
 /// store's ETag or generation), so that two processes updating one
-/// metadata document cannot lose an update silently.
+/// metadata document cannot lose an update silently. Offered only by a
+/// store that also offers `Writes`.
 pub trait VersionedWrites: Send + Sync {
     /// The value at `key` and a tag of its version for `set_if_version`.
     fn get_versioned(&self, key: &StoreKey) -> Result<Option<(Vec<u8>, Option<String>)>>;
@@ -110,6 +145,29 @@ pub trait VersionedWrites: Send + Sync {
         value: &[u8],
         tag: Option<&str>,
     ) -> Result<Option<String>>;
+}
+
+/// The writes of `store`; a read-only store's refusal to `what` (write,
+/// erase, erase prefix) names the store and `key`.
+pub fn writable<'s, S: Store + ?Sized>(
+    store: &'s S,
+    what: &str,
+    key: &str,
+) -> Result<&'s dyn Writes> {
+    store
+        .as_writable()
+        .ok_or_else(|| read_only_error(&store.describe(), what, key))
+}
+
+/// The listings of `store`; a store that cannot list refuses with an
+/// error naming it and `prefix`.
+pub fn listable<'s, S: Store + ?Sized>(store: &'s S, prefix: &str) -> Result<&'s dyn Listing> {
+    store.as_listable().ok_or_else(|| {
+        ZarrError::Unsupported(format!(
+            "cannot list '{prefix}': listing is not supported by {}",
+            store.describe()
+        ))
+    })
 }
 
 /// `get_each` of a store: its own where it batches, else windows of up
@@ -186,13 +244,15 @@ pub fn get_versioned<S: Store + ?Sized>(
 }
 
 /// `VersionedWrites::set_if_version` where the store has it; otherwise
-/// an `Unsupported` error naming the store and the key.
+/// the read-only error of a store that cannot write, or an `Unsupported`
+/// error naming the store and the key.
 pub fn set_if_version<S: Store + ?Sized>(
     store: &S,
     key: &StoreKey,
     value: &[u8],
     tag: Option<&str>,
 ) -> Result<Option<String>> {
+    writable(store, "write", key)?;
     match store.as_versioned() {
         Some(v) => v.set_if_version(key, value, tag),
         None => Err(ZarrError::Unsupported(format!(
@@ -243,6 +303,8 @@ mod tests {
     fn offered(store: &dyn Store) -> Vec<&'static str> {
         let mut out = Vec::new();
         for (name, has) in [
+            ("writable", store.as_writable().is_some()),
+            ("listable", store.as_listable().is_some()),
             ("batched", store.as_batched().is_some()),
             ("streamed", store.as_streamed().is_some()),
             ("direct", store.as_direct().is_some()),
@@ -258,27 +320,60 @@ mod tests {
 
     #[test]
     fn each_store_offers_the_capabilities_it_has_and_no_other() {
-        assert_eq!(offered(&MemoryStore::new(false)), Vec::<&str>::new());
+        assert_eq!(offered(&MemoryStore::new(false)), ["writable", "listable"]);
+        assert_eq!(offered(&MemoryStore::new(true)), ["listable"]);
         let dir = TempDir::new("capabilities");
-        let fs = FsStore::open(dir.0.to_str().unwrap(), false, true).unwrap();
+        let root = dir.0.to_str().unwrap();
         let fs_has: &[&str] = if cfg!(unix) {
-            &["direct", "pinned"]
+            &["writable", "listable", "direct", "pinned"]
         } else {
-            &["direct"]
+            &["writable", "listable", "direct"]
         };
-        assert_eq!(offered(&fs), fs_has);
+        assert_eq!(offered(&FsStore::open(root, false, true).unwrap()), fs_has);
+        let read_only = FsStore::open(root, true, false).unwrap();
+        assert_eq!(offered(&read_only), fs_has[1..]);
         let http = HttpStore::open("http://127.0.0.1:9/data").unwrap();
         assert_eq!(offered(&http), ["batched", "pinned"]);
+        let object = ObjectStore::open("s3://bkt/p", &[], false, Some(true)).unwrap();
+        assert_eq!(
+            offered(&object),
+            ["writable", "listable", "batched", "streamed", "versioned"]
+        );
+        // Read-only: neither plain nor conditional writes.
         let object = ObjectStore::open("s3://bkt/p", &[], true, Some(true)).unwrap();
-        assert_eq!(offered(&object), ["batched", "streamed", "versioned"]);
+        assert_eq!(offered(&object), ["listable", "batched", "streamed"]);
         let local_refs = RefStore::from_json(br#"{"version": 1, "refs": {"a": "x"}}"#, "").unwrap();
-        assert_eq!(offered(&local_refs), Vec::<&str>::new());
+        assert_eq!(offered(&local_refs), ["listable"]);
         let remote_refs = RefStore::from_json(
             br#"{"version": 1, "refs": {"a": ["http://127.0.0.1:9/f", 0, 1]}}"#,
             "",
         )
         .unwrap();
-        assert_eq!(offered(&remote_refs), ["batched"]);
+        assert_eq!(offered(&remote_refs), ["listable", "batched"]);
+    }
+
+    #[test]
+    fn a_missing_write_or_listing_is_refused_naming_the_store_and_the_key() {
+        let store = MemoryStore::new(true);
+        let e = store.set_str("a/c/0", b"x").unwrap_err();
+        assert_eq!(e.kind(), "read_only");
+        assert_eq!(
+            e.to_string(),
+            "cannot write 'a/c/0': memory store is read-only"
+        );
+        let e = store.erase_prefix_str("a/").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot erase prefix 'a/': memory store is read-only"
+        );
+        let e = set_if_version(&store, &StoreKey::new("k").unwrap(), b"x", None).unwrap_err();
+        assert_eq!(e.kind(), "read_only");
+        let http = HttpStore::open("http://127.0.0.1:9/data").unwrap();
+        let e = http.list_dir_str("a/").unwrap_err();
+        assert_eq!(e.kind(), "unsupported");
+        let said =
+            "cannot list 'a/': listing is not supported by HTTP store at http://127.0.0.1:9/data";
+        assert!(e.to_string().starts_with(said), "{e}");
     }
 
     #[test]

@@ -147,13 +147,6 @@ impl FsStore {
         Ok((path, name))
     }
 
-    fn check_writable(&self, what: &str, key: &str) -> Result<()> {
-        if self.read_only {
-            return Err(read_only_error(&self.describe(), what, key));
-        }
-        Ok(())
-    }
-
     /// Append the keys of every file below `dir` (whose key prefix is
     /// `prefix`) to `out`.
     fn walk(&self, dir: &Path, prefix: &str, only: &str, out: &mut Vec<String>) -> Result<()> {
@@ -245,19 +238,54 @@ impl Store for FsStore {
             .map(Some)
     }
 
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        Ok(self.size(key)?.is_some())
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        let path = self.key_path(key)?;
+        match fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Some(m.len())),
+            Ok(_) => Ok(None),
+            Err(e) if is_missing(&e) => Ok(None),
+            Err(e) => Err(io_error("read", key, &path, e)),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("local store at {}", self.root.display())
+    }
+
+    fn as_writable(&self) -> Option<&dyn Writes> {
+        (!self.read_only).then_some(self as &dyn Writes)
+    }
+
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        Some(self)
+    }
+
+    fn as_direct(&self) -> Option<&dyn DirectReads> {
+        Some(self)
+    }
+
+    #[cfg(unix)]
+    fn as_pinned(&self) -> Option<&dyn PinnedReads> {
+        Some(self)
+    }
+}
+
+impl Writes for FsStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         self.set_parts(key, &[value])
     }
 
     fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
         let path = self.key_path(key)?;
-        self.check_writable("write", key)?;
         self.write_value(key, &path, parts)
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
         let path = self.key_path(key)?;
-        self.check_writable("erase", key)?;
         self.prepare_dir(key, path.parent().unwrap_or(&self.root))?;
         match fs::remove_file(&path) {
             Ok(()) => {
@@ -273,7 +301,6 @@ impl Store for FsStore {
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         let (dir, name) = self.prefix_path(prefix)?;
-        self.check_writable("erase prefix", prefix)?;
         let remove = |path: &Path, is_dir: bool| {
             let r = if is_dir {
                 fs::remove_dir_all(path)
@@ -324,11 +351,9 @@ impl Store for FsStore {
         }
         Ok(())
     }
+}
 
-    fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix(&StorePrefix::root())
-    }
-
+impl Listing for FsStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let (dir, name) = self.prefix_path(prefix)?;
         let mut keys = Vec::new();
@@ -350,36 +375,5 @@ impl Store for FsStore {
         listing.keys.sort_unstable();
         listing.prefixes.sort_unstable();
         Ok(listing)
-    }
-
-    fn exists(&self, key: &StoreKey) -> Result<bool> {
-        Ok(self.size(key)?.is_some())
-    }
-
-    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
-        let path = self.key_path(key)?;
-        match fs::metadata(&path) {
-            Ok(m) if m.is_file() => Ok(Some(m.len())),
-            Ok(_) => Ok(None),
-            Err(e) if is_missing(&e) => Ok(None),
-            Err(e) => Err(io_error("read", key, &path, e)),
-        }
-    }
-
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-
-    fn describe(&self) -> String {
-        format!("local store at {}", self.root.display())
-    }
-
-    fn as_direct(&self) -> Option<&dyn DirectReads> {
-        Some(self)
-    }
-
-    #[cfg(unix)]
-    fn as_pinned(&self) -> Option<&dyn PinnedReads> {
-        Some(self)
     }
 }

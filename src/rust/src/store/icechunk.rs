@@ -237,13 +237,6 @@ impl IcechunkStore {
         }
     }
 
-    fn check_writable(&self, what: &str, key: &str) -> Result<()> {
-        if self.read_only {
-            return Err(crate::store::read_only_error(&self.describe(), what, key));
-        }
-        Ok(())
-    }
-
     fn listed(&self, prefix: &str, e: impl std::fmt::Display) -> ZarrError {
         ic_error(&format!("cannot list '{prefix}' of {}", self.describe()), e)
     }

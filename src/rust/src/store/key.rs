@@ -155,22 +155,31 @@ pub(crate) trait StrKeys: super::Store {
         self.get(&StoreKey::new(key)?, range)
     }
     fn set_str(&self, key: &str, value: &[u8]) -> Result<()> {
-        self.set(&StoreKey::new(key)?, value)
+        let key = StoreKey::new(key)?;
+        super::writable(self, "write", &key)?.set(&key, value)
     }
     fn set_parts_str(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        self.set_parts(&StoreKey::new(key)?, parts)
+        let key = StoreKey::new(key)?;
+        super::writable(self, "write", &key)?.set_parts(&key, parts)
     }
     fn erase_str(&self, key: &str) -> Result<()> {
-        self.erase(&StoreKey::new(key)?)
+        let key = StoreKey::new(key)?;
+        super::writable(self, "erase", &key)?.erase(&key)
     }
     fn erase_prefix_str(&self, prefix: &str) -> Result<()> {
-        self.erase_prefix(&StorePrefix::new(prefix)?)
+        let prefix = StorePrefix::new(prefix)?;
+        super::writable(self, "erase prefix", &prefix)?.erase_prefix(&prefix)
+    }
+    fn list_str(&self) -> Result<Vec<String>> {
+        super::listable(self, "")?.list()
     }
     fn list_prefix_str(&self, prefix: &str) -> Result<Vec<String>> {
-        self.list_prefix(&StorePrefix::new(prefix)?)
+        let prefix = StorePrefix::new(prefix)?;
+        super::listable(self, &prefix)?.list_prefix(&prefix)
     }
     fn list_dir_str(&self, prefix: &str) -> Result<super::DirListing> {
-        self.list_dir(&StorePrefix::new(prefix)?)
+        let prefix = StorePrefix::new(prefix)?;
+        super::listable(self, &prefix)?.list_dir(&prefix)
     }
     fn exists_str(&self, key: &str) -> Result<bool> {
         self.exists(&StoreKey::new(key)?)

@@ -41,15 +41,6 @@ impl MemoryStore {
         self.map.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn check_writable(&self, what: &str, key: &str) -> Result<()> {
-        if self.read_only {
-            return Err(ZarrError::ReadOnly(format!(
-                "cannot {what} '{key}': the memory store is read-only"
-            )));
-        }
-        Ok(())
-    }
-
     /// The keys starting with `prefix`, in order.
     fn keys_from<'a>(map: &'a Map, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         map.range::<str, _>((
@@ -80,8 +71,29 @@ impl Store for MemoryStore {
         Ok(Some(value[start as usize..end as usize].to_vec()))
     }
 
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        Ok(self.read().contains_key(key.as_str()))
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        Ok(self.read().get(key.as_str()).map(|v| v.len() as u64))
+    }
+
+    fn describe(&self) -> String {
+        "memory store".to_string()
+    }
+
+    fn as_writable(&self) -> Option<&dyn Writes> {
+        (!self.read_only).then_some(self as &dyn Writes)
+    }
+
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        Some(self)
+    }
+}
+
+impl Writes for MemoryStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
-        self.check_writable("write", key)?;
         // Copy before taking the lock, so other threads wait only for the insert.
         let value = Arc::new(value.to_vec());
         self.write().insert(key.to_string(), value);
@@ -89,13 +101,11 @@ impl Store for MemoryStore {
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
-        self.check_writable("erase", key)?;
         self.write().remove(key.as_str());
         Ok(())
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
-        self.check_writable("erase prefix", prefix)?;
         let mut map = self.write();
         if prefix.is_empty() {
             map.clear();
@@ -107,11 +117,9 @@ impl Store for MemoryStore {
         }
         Ok(())
     }
+}
 
-    fn list(&self) -> Result<Vec<String>> {
-        Ok(self.read().keys().cloned().collect())
-    }
-
+impl Listing for MemoryStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let map = self.read();
         Ok(Self::keys_from(&map, prefix).cloned().collect())
@@ -135,21 +143,5 @@ impl Store for MemoryStore {
             }
         }
         Ok(listing)
-    }
-
-    fn exists(&self, key: &StoreKey) -> Result<bool> {
-        Ok(self.read().contains_key(key.as_str()))
-    }
-
-    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
-        Ok(self.read().get(key.as_str()).map(|v| v.len() as u64))
-    }
-
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-
-    fn describe(&self) -> String {
-        "memory store".to_string()
     }
 }

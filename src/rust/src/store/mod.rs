@@ -22,8 +22,9 @@ pub mod retry;
 pub mod wait;
 
 pub use capability::{
-    get_each_growing, get_pinned, get_versioned, set_if_version, BatchedReads, Direct, DirectReads,
-    Pinned, PinnedRead, PinnedReads, StreamedReads, VersionedWrites,
+    get_each_growing, get_pinned, get_versioned, listable, set_if_version, writable, BatchedReads,
+    Direct, DirectReads, Listing, Pinned, PinnedRead, PinnedReads, StreamedReads, VersionedWrites,
+    Writes,
 };
 pub use fs::FsStore;
 pub use growing::Growing;
@@ -59,10 +60,10 @@ pub struct DirListing {
     pub prefixes: Vec<String>,
 }
 
-/// The core of every store: read, list and (unless read-only) write
-/// values by key. Ranged reads are core too: every store reads only the
-/// bytes of a range (a memory store slices). What only some stores can do
-/// is a capability trait (capability.rs) that `as_*()` offers.
+/// The core of every store: reading values by key. Ranged reads are core
+/// too: every store reads only the bytes of a range (a memory store
+/// slices). Writing, listing and what only some stores can do are
+/// capability traits (capability.rs) that `as_*()` offers.
 pub trait Store: Send + Sync {
     /// The value at `key` (`range` of it), or `None` if there is none.
     fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>>;
@@ -71,40 +72,20 @@ pub trait Store: Send + Sync {
     fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
         requests.iter().map(|(k, r)| self.get(k, *r)).collect()
     }
-    /// Store `value` at `key`, replacing what was there. Read-only stores
-    /// keep the default, which refuses.
-    fn set(&self, key: &StoreKey, _value: &[u8]) -> Result<()> {
-        Err(read_only_error(&self.describe(), "write", key))
-    }
-    /// Store the concatenation of `parts` at `key`. Stores that write
-    /// files override this to write the parts one after another, without
-    /// assembling the value in memory first (a shard and its index).
-    fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
-        self.set(key, &parts.concat())
-    }
-    /// Remove `key`; removing a key that does not exist is not an error.
-    /// Read-only stores keep the default, which refuses.
-    fn erase(&self, key: &StoreKey) -> Result<()> {
-        Err(read_only_error(&self.describe(), "erase", key))
-    }
-    /// Remove every key that starts with `prefix`. Read-only stores keep
-    /// the default, which refuses.
-    fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
-        Err(read_only_error(&self.describe(), "erase prefix", prefix))
-    }
-    /// Every key in the store, sorted.
-    fn list(&self) -> Result<Vec<String>>;
-    /// Every key that starts with `prefix`, sorted.
-    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>>;
-    /// Keys and prefixes directly below `prefix` ("" or ending in "/").
-    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing>;
     fn exists(&self, key: &StoreKey) -> Result<bool>;
     /// Size in bytes of the value at `key`, `None` if absent.
     fn size(&self, key: &StoreKey) -> Result<Option<u64>>;
-    fn read_only(&self) -> bool;
     /// A short description for printing: "local store at <root>", "memory store".
     fn describe(&self) -> String;
 
+    /// Writes: None for a read-only store.
+    fn as_writable(&self) -> Option<&dyn Writes> {
+        None
+    }
+    /// Listings: None for a store that cannot enumerate its keys.
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        None
+    }
     /// Batched reads, for a store whose requests wait on a network.
     fn as_batched(&self) -> Option<&dyn BatchedReads> {
         None

@@ -133,9 +133,7 @@ fn rectilinear_grids_store_each_chunk_in_its_own_shape() {
             .collect();
         assert_eq!(out, want);
         // Chunk (3, 1) is row 9 and columns 4..6; erasing it reads the fill.
-        store
-            .erase(&StoreKey::from_checked("r/c/3/1".into()))
-            .unwrap();
+        store.erase_str("r/c/3/1").unwrap();
         let mut out = vec![0i32; 3];
         a.read(
             &range_sel(&[(9, 1), (4, 3)]),

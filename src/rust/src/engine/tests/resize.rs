@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::engine::ResizeRequest;
-use crate::store::{DirListing, StorePrefix};
+use crate::store::{Listing, StorePrefix, Writes};
 use std::time::Duration;
 
 /// A memory store whose writes take a while, so that an interrupt check
@@ -14,6 +14,24 @@ impl Store for Slow {
     fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
         self.0.get(key, range)
     }
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        self.0.exists(key)
+    }
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        self.0.size(key)
+    }
+    fn describe(&self) -> String {
+        "slow memory store".into()
+    }
+    fn as_writable(&self) -> Option<&dyn Writes> {
+        Some(self)
+    }
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        self.0.as_listable()
+    }
+}
+
+impl Writes for Slow {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
         std::thread::sleep(Duration::from_millis(3));
         self.0.set(key, value)
@@ -23,27 +41,6 @@ impl Store for Slow {
     }
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
         self.0.erase_prefix(prefix)
-    }
-    fn list(&self) -> Result<Vec<String>> {
-        self.0.list()
-    }
-    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
-        self.0.list_prefix(prefix)
-    }
-    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
-        self.0.list_dir(prefix)
-    }
-    fn exists(&self, key: &StoreKey) -> Result<bool> {
-        self.0.exists(key)
-    }
-    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
-        self.0.size(key)
-    }
-    fn read_only(&self) -> bool {
-        false
-    }
-    fn describe(&self) -> String {
-        "slow memory store".into()
     }
 }
 

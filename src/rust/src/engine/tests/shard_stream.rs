@@ -4,9 +4,7 @@
 //! body reads as the body says.
 
 use super::*;
-use crate::store::{
-    BatchedReads, ByteRange, DirListing, GrewFn, Growing, StoreKey, StorePrefix, StreamedReads,
-};
+use crate::store::{BatchedReads, ByteRange, GrewFn, Growing, StoreKey, StreamedReads};
 use shard::sharded_files;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -49,23 +47,11 @@ impl Store for Streaming {
             _ => self.early.get(key, range),
         }
     }
-    fn list(&self) -> Result<Vec<String>> {
-        self.late.list()
-    }
-    fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
-        self.late.list_prefix(prefix)
-    }
-    fn list_dir(&self, prefix: &StorePrefix) -> Result<DirListing> {
-        self.late.list_dir(prefix)
-    }
     fn exists(&self, key: &StoreKey) -> Result<bool> {
         self.late.exists(key)
     }
     fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
         self.late.size(key)
-    }
-    fn read_only(&self) -> bool {
-        true
     }
     fn describe(&self) -> String {
         "streaming test store".into()

@@ -79,7 +79,7 @@ fn plain_chunks_read_straight_into_the_result_match_the_copying_path() {
             data[100] = -7;
             for a in [&on_disk, &in_memory] {
                 a.write(&sel, &RBuf::Integer(&data), opts(2)).unwrap();
-                a.store.erase(&a.chunk_key(&[1, 1, 0])).unwrap();
+                a.writes().unwrap().erase(&a.chunk_key(&[1, 1, 0])).unwrap();
             }
             for s in &sels {
                 let mut x = vec![0i32; s.num_elements()];
@@ -99,7 +99,7 @@ fn plain_chunks_read_straight_into_the_result_match_the_copying_path() {
             data[100] = -1.0;
             for a in [&on_disk, &in_memory] {
                 a.write(&sel, &RBuf::Double(&data), opts(2)).unwrap();
-                a.store.erase(&a.chunk_key(&[1, 1, 0])).unwrap();
+                a.writes().unwrap().erase(&a.chunk_key(&[1, 1, 0])).unwrap();
             }
             for s in &sels {
                 let mut x = vec![0f64; s.num_elements()];
@@ -260,7 +260,7 @@ fn regions_of_uncompressed_chunks_read_only_the_bytes_they_need() {
         for a in [&plain, &packed] {
             a.write(&Selection::all(&[100, 90]), &RBuf::Integer(&data), opts(2))
                 .unwrap();
-            a.store.erase(&a.chunk_key(&[2, 2])).unwrap();
+            a.writes().unwrap().erase(&a.chunk_key(&[2, 2])).unwrap();
         }
         for sel in [
             range_sel(&[(35, 10), (25, 10)]),
@@ -280,7 +280,8 @@ fn regions_of_uncompressed_chunks_read_only_the_bytes_they_need() {
         }
         // A truncated chunk is corrupt, whichever part is read.
         plain
-            .store
+            .writes()
+            .unwrap()
             .set(&plain.chunk_key(&[0, 0]), &[0u8; 100])
             .unwrap();
         let e = plain

@@ -64,7 +64,7 @@ fn http_get_whole_values_and_missing_keys() {
     );
     assert_eq!(store.get_str("nope", ByteRange::All).unwrap(), None);
     assert_eq!(store.get_str("a/b/c", ByteRange::All).unwrap(), None);
-    assert!(store.read_only());
+    assert!(store.as_writable().is_none());
     assert!(store.as_batched().is_some());
     assert_eq!(store.describe(), format!("HTTP store at {}/", server.url));
 }
@@ -244,8 +244,10 @@ fn http_writes_and_listings_are_refused() {
     kind(store.erase_str("r"), "read_only");
     kind(store.erase_prefix_str(""), "read_only");
     kind(store.erase_prefix_str("a/"), "read_only");
-    let e = kind(store.list(), "unsupported");
-    assert_eq!(e.message(), "listing is not supported by HTTP stores");
+    let e = kind(store.list_str(), "unsupported");
+    let said = "cannot list '': listing is not supported by HTTP store at http://";
+    assert!(e.message().starts_with(said), "{e}");
+    assert!(e.message().ends_with(&store.describe()), "{e}");
     kind(store.list_prefix_str("a/"), "unsupported");
     kind(store.list_dir_str(""), "unsupported");
     assert_eq!(store.get_str("r", ByteRange::All).unwrap(), Some(value()));

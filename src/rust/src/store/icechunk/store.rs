@@ -1,14 +1,10 @@
 //! The Zarr keys of one session, as a store.
 
 use super::*;
+use crate::store::{Listing, Writes};
 
-impl Store for IcechunkStore {
-    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        self.wait(self.get_async(key, range))
-    }
-
+impl Writes for IcechunkStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
-        self.check_writable("write", key)?;
         self.wait(async {
             self.store
                 .set(key, bytes::Bytes::copy_from_slice(value))
@@ -23,7 +19,6 @@ impl Store for IcechunkStore {
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
-        self.check_writable("erase", key)?;
         self.wait(async {
             match self.store.delete(key).await {
                 Ok(()) => Ok(()),
@@ -37,7 +32,6 @@ impl Store for IcechunkStore {
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
-        self.check_writable("erase prefix", prefix)?;
         self.wait(async {
             self.store.delete_dir(prefix).await.map_err(|e| {
                 ic_error(
@@ -47,11 +41,9 @@ impl Store for IcechunkStore {
             })
         })
     }
+}
 
-    fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix(&StorePrefix::new("")?)
-    }
-
+impl Listing for IcechunkStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         self.wait(async {
             let stream = self
@@ -97,6 +89,12 @@ impl Store for IcechunkStore {
             Ok(out)
         })
     }
+}
+
+impl Store for IcechunkStore {
+    fn get(&self, key: &StoreKey, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.wait(self.get_async(key, range))
+    }
 
     fn exists(&self, key: &StoreKey) -> Result<bool> {
         self.wait(async {
@@ -125,10 +123,6 @@ impl Store for IcechunkStore {
         })
     }
 
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-
     fn describe(&self) -> String {
         format!(
             "Icechunk repository at '{}' ({})",
@@ -151,5 +145,13 @@ impl Store for IcechunkStore {
             Ok(v) => v,
             Err(e) => requests.iter().map(|_| Err(e.clone())).collect(),
         }
+    }
+
+    fn as_writable(&self) -> Option<&dyn Writes> {
+        (!self.read_only).then_some(self as &dyn Writes)
+    }
+
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        Some(self)
     }
 }

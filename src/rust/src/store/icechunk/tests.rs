@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::store::tests::TempDir;
+use crate::store::{Listing, Writes};
 
 const GROUP: &[u8] = br#"{"zarr_format":3,"node_type":"group","attributes":{}}"#;
 const ARRAY: &[u8] = br#"{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"uint8",
@@ -90,8 +91,9 @@ fn writes_commit_and_read_back_at_each_ref() {
     assert_eq!(a.prefixes, vec!["a/c/"]);
     assert!(t.exists(&key("a/zarr.json")).unwrap());
     assert!(!t.exists(&key("b/zarr.json")).unwrap());
+    assert!(t.as_writable().is_none());
     assert!(matches!(
-        t.set(&key("a/c/0"), &[0, 0]),
+        crate::store::writable(&t, "write", "a/c/0"),
         Err(ZarrError::ReadOnly(_))
     ));
 

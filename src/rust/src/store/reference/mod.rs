@@ -311,9 +311,7 @@ impl RefStore {
                 };
                 web_target(key, url, store.get(&http_key, req))
             }
-            TargetKind::Unsupported(why) | TargetKind::Refused(why) => {
-                Err(unusable_target(key, &target.kind, why))
-            }
+            TargetKind::Unusable(u) => Err(u.error(key)),
         }
     }
 
@@ -406,15 +404,6 @@ fn web_target<T>(key: &str, url: &str, got: Result<Option<T>>) -> Result<T> {
             "reference '{key}': its target {url} does not exist (HTTP 404)"
         ))),
         Err(e) => Err(e.context(&format!("reference '{key}'"))),
-    }
-}
-
-/// The error of a reference whose target cannot be read here (`why`).
-fn unusable_target(key: &str, kind: &TargetKind, why: &str) -> ZarrError {
-    let msg = format!("reference '{key}': {why}");
-    match kind {
-        TargetKind::Refused(_) => ZarrError::InvalidKey(msg),
-        _ => ZarrError::Unsupported(msg),
     }
 }
 

@@ -34,10 +34,92 @@ impl Store for RefStore {
         }
     }
 
-    fn list(&self) -> Result<Vec<String>> {
-        self.list_prefix(&StorePrefix::root())
+    fn exists(&self, key: &StoreKey) -> Result<bool> {
+        Ok(self.resolve(key)?.is_some())
     }
 
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
+        let Some(r) = self.resolve(key)? else {
+            return Ok(None);
+        };
+        let target = match &r {
+            Ref::Inline(data) => return Ok(Some(data.len() as u64)),
+            Ref::Target {
+                length: Some(len), ..
+            } => return Ok(Some(*len)),
+            Ref::Target { target, .. } => target,
+        };
+        match &target.kind {
+            TargetKind::Local(path) => match std::fs::metadata(path) {
+                Ok(m) if m.is_file() => Ok(Some(m.len())),
+                Ok(_) => Err(ZarrError::NotFound(format!(
+                    "reference '{key}': its target '{}' is not a file",
+                    path.display()
+                ))),
+                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                    Err(ZarrError::NotFound(format!(
+                        "reference '{key}': its target file '{}' does not exist",
+                        path.display()
+                    )))
+                }
+                Err(e) => Err(ZarrError::Io(format!(
+                    "reference '{key}': cannot read its target file '{}': {e}",
+                    path.display()
+                ))),
+            },
+            TargetKind::Http(url) => {
+                let (store, http_key) = self.http.locate(url)?;
+                web_target(key, url, store.size(&http_key)).map(Some)
+            }
+            TargetKind::Unusable(u) => Err(u.error(key)),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.source {
+            Source::Json { base } => format!(
+                "reference store ({} references, relative to {})",
+                self.refs.len(),
+                base.describe()
+            ),
+            Source::Parquet(lazy) => format!("Parquet reference store at {}", lazy.root_display()),
+        }
+    }
+
+    /// References into http(s) files are fetched with up to 16 requests in
+    /// flight, on scoped threads; the rest one after another. Results are
+    /// in the order of `requests`.
+    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
+        if let Source::Parquet(lazy) = &self.source {
+            let keys: Vec<&str> = requests.iter().map(|(k, _)| k.as_str()).collect();
+            lazy.load_for(&keys);
+        }
+        let resolved: Vec<Result<Option<Ref>>> =
+            requests.iter().map(|(k, _)| self.resolve(k)).collect();
+        let fetch = |i: usize| -> Result<Option<Vec<u8>>> {
+            let (key, range) = &requests[i];
+            match &resolved[i] {
+                Err(e) => Err(e.clone()),
+                Ok(None) => Ok(None),
+                Ok(Some(r)) => self.read(key, r, *range).map(Some),
+            }
+        };
+        let remote = resolved.iter().filter(|r| Self::is_http(r)).count();
+        fetch_concurrently(requests.len(), remote.min(MAX_CONCURRENCY), fetch)
+    }
+
+    fn as_listable(&self) -> Option<&dyn Listing> {
+        Some(self)
+    }
+
+    /// Batched when a target is an http(s) URL. For Parquet sets, the
+    /// first reference file is looked at if none has been read yet.
+    fn as_batched(&self) -> Option<&dyn BatchedReads> {
+        self.has_http_targets().then_some(self as &dyn BatchedReads)
+    }
+}
+
+impl Listing for RefStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> Result<Vec<String>> {
         let mut keys: Vec<String> = self
             .refs
@@ -99,92 +181,6 @@ impl Store for RefStore {
             keys: keys.into_iter().collect(),
             prefixes: prefixes.into_iter().collect(),
         })
-    }
-
-    fn exists(&self, key: &StoreKey) -> Result<bool> {
-        Ok(self.resolve(key)?.is_some())
-    }
-
-    fn size(&self, key: &StoreKey) -> Result<Option<u64>> {
-        let Some(r) = self.resolve(key)? else {
-            return Ok(None);
-        };
-        let target = match &r {
-            Ref::Inline(data) => return Ok(Some(data.len() as u64)),
-            Ref::Target {
-                length: Some(len), ..
-            } => return Ok(Some(*len)),
-            Ref::Target { target, .. } => target,
-        };
-        match &target.kind {
-            TargetKind::Local(path) => match std::fs::metadata(path) {
-                Ok(m) if m.is_file() => Ok(Some(m.len())),
-                Ok(_) => Err(ZarrError::NotFound(format!(
-                    "reference '{key}': its target '{}' is not a file",
-                    path.display()
-                ))),
-                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                    Err(ZarrError::NotFound(format!(
-                        "reference '{key}': its target file '{}' does not exist",
-                        path.display()
-                    )))
-                }
-                Err(e) => Err(ZarrError::Io(format!(
-                    "reference '{key}': cannot read its target file '{}': {e}",
-                    path.display()
-                ))),
-            },
-            TargetKind::Http(url) => {
-                let (store, http_key) = self.http.locate(url)?;
-                web_target(key, url, store.size(&http_key)).map(Some)
-            }
-            TargetKind::Unsupported(why) | TargetKind::Refused(why) => {
-                Err(unusable_target(key, &target.kind, why))
-            }
-        }
-    }
-
-    fn read_only(&self) -> bool {
-        true
-    }
-
-    fn describe(&self) -> String {
-        match &self.source {
-            Source::Json { base } => format!(
-                "reference store ({} references, relative to {})",
-                self.refs.len(),
-                base.describe()
-            ),
-            Source::Parquet(lazy) => format!("Parquet reference store at {}", lazy.root_display()),
-        }
-    }
-
-    /// References into http(s) files are fetched with up to 16 requests in
-    /// flight, on scoped threads; the rest one after another. Results are
-    /// in the order of `requests`.
-    fn get_many(&self, requests: &[(StoreKey, ByteRange)]) -> Vec<Result<Option<Vec<u8>>>> {
-        if let Source::Parquet(lazy) = &self.source {
-            let keys: Vec<&str> = requests.iter().map(|(k, _)| k.as_str()).collect();
-            lazy.load_for(&keys);
-        }
-        let resolved: Vec<Result<Option<Ref>>> =
-            requests.iter().map(|(k, _)| self.resolve(k)).collect();
-        let fetch = |i: usize| -> Result<Option<Vec<u8>>> {
-            let (key, range) = &requests[i];
-            match &resolved[i] {
-                Err(e) => Err(e.clone()),
-                Ok(None) => Ok(None),
-                Ok(Some(r)) => self.read(key, r, *range).map(Some),
-            }
-        };
-        let remote = resolved.iter().filter(|r| Self::is_http(r)).count();
-        fetch_concurrently(requests.len(), remote.min(MAX_CONCURRENCY), fetch)
-    }
-
-    /// Batched when a target is an http(s) URL. For Parquet sets, the
-    /// first reference file is looked at if none has been read yet.
-    fn as_batched(&self) -> Option<&dyn BatchedReads> {
-        self.has_http_targets().then_some(self as &dyn BatchedReads)
     }
 }
 

@@ -32,10 +32,29 @@ pub(super) enum TargetKind {
     /// An absolute URL read over the network: http(s), or an object in
     /// S3, GCS or Azure (s3://, gs://, az://, ...).
     Http(String),
-    /// A URL this store cannot read; the message says why.
+    /// A target this store does not read.
+    Unusable(Unusable),
+}
+
+/// Why a target is not read; each holds the message that says so.
+#[derive(Debug)]
+pub(super) enum Unusable {
+    /// A URL of a protocol this store cannot read.
     Unsupported(String),
     /// A local file outside the folder targets are confined to.
     Refused(String),
+}
+
+impl Unusable {
+    /// The error of reading reference `key`, whose target this is.
+    pub(super) fn error(&self, key: &str) -> ZarrError {
+        match self {
+            Unusable::Refused(why) => ZarrError::InvalidKey(format!("reference '{key}': {why}")),
+            Unusable::Unsupported(why) => {
+                ZarrError::Unsupported(format!("reference '{key}': {why}"))
+            }
+        }
+    }
 }
 
 /// Where relative target paths start: the folder (or URL folder) of the
@@ -134,10 +153,10 @@ impl Targets {
         let mut kind = resolve_target(url, &self.base);
         if let (TargetKind::Local(path), Some(root)) = (&kind, &self.real_local_root) {
             if !inside_folder(path, root) {
-                kind = TargetKind::Refused(format!(
+                kind = TargetKind::Unusable(Unusable::Refused(format!(
                     "its target '{url}' is outside '{}', the folder local targets are confined to",
                     root.display()
-                ));
+                )));
             }
         }
         if matches!(kind, TargetKind::Http(_)) {
@@ -264,7 +283,7 @@ pub(super) fn remove_dot_segments(url: &str) -> String {
 }
 
 pub(super) fn resolve_target(url: &str, base: &Base) -> TargetKind {
-    let unsupported = || TargetKind::Unsupported(format!("protocol not supported yet: {url}"));
+    let unsupported = |why: String| TargetKind::Unusable(Unusable::Unsupported(why));
     if let Some(scheme) = url_scheme(url) {
         let scheme = scheme.to_ascii_lowercase();
         return match scheme.as_str() {
@@ -272,15 +291,15 @@ pub(super) fn resolve_target(url: &str, base: &Base) -> TargetKind {
             _ if super::object::cloud_of_url(url).is_some() => TargetKind::Http(url.to_string()),
             "file" => match file_url_path(url) {
                 Ok(p) => TargetKind::Local(p),
-                Err(e) => TargetKind::Unsupported(e.message().to_string()),
+                Err(e) => unsupported(e.message().to_string()),
             },
-            _ => unsupported(),
+            _ => unsupported(format!("protocol not supported yet: {url}")),
         };
     }
     if let Some(path) = plain_file_url(url) {
         return match path {
             Ok(p) => TargetKind::Local(p),
-            Err(e) => TargetKind::Unsupported(e.message().to_string()),
+            Err(e) => unsupported(e.message().to_string()),
         };
     }
     let path = Path::new(url);
@@ -297,7 +316,7 @@ pub(super) fn resolve_target(url: &str, base: &Base) -> TargetKind {
                 Some(_) if super::object::cloud_of_url(&joined).is_some() => {
                     TargetKind::Http(joined)
                 }
-                _ => TargetKind::Unsupported(format!(
+                _ => unsupported(format!(
                     "protocol not supported yet: {joined} (the relative path '{url}')"
                 )),
             }

@@ -6,46 +6,13 @@ use super::*;
 use crate::store::test_server::{self, Mode, Server};
 use serde_json::{json, Value};
 use std::io::Write;
-use std::sync::atomic::AtomicU64;
 
 mod http_targets;
+mod json_v1;
 mod parquet_sets;
+mod parquet_writer;
 
-/// A fresh folder under the system temp folder, removed on drop.
-pub(super) struct TempDir(pub(super) PathBuf);
-
-impl TempDir {
-    pub(super) fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("zarr-ref-test-{}-{n}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    pub(super) fn join(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-
-    fn str(&self) -> String {
-        self.0.to_str().unwrap().to_string()
-    }
-
-    pub(super) fn write(&self, rel: &str, data: &[u8]) -> String {
-        let p = self.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, data).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub(super) use crate::store::tests::TempDir;
 
 fn store(doc: Value, base: &str) -> RefStore {
     RefStore::from_json(doc.to_string().as_bytes(), base).unwrap()
@@ -116,7 +83,7 @@ fn reference_v0_inline_base64_and_json_documents() {
     assert_eq!(s.size_str("bin").unwrap(), Some(4));
     assert_eq!(s.size_str("nope").unwrap(), None);
     assert!(s.as_batched().is_none());
-    assert!(s.read_only());
+    assert!(s.as_writable().is_none());
 }
 
 #[test]
@@ -218,172 +185,6 @@ fn reference_v0_spec_example_reads_metadata_and_sends_cloud_targets_to_object_st
     assert!(e.message().contains("memory://x"), "{e}");
 }
 
-// --- version 1 ---------------------------------------------------------
-
-/// The version 1 example of references-spec.rst, verbatim.
-const SPEC_V1_EXAMPLE: &str = r#"{
-    "version": 1,
-    "templates": {
-        "u": "server.domain/path",
-        "f": "{{c}}"
-    },
-    "gen": [
-        {
-            "key": "gen_key{{i}}",
-            "url": "http://{{u}}_{{i}}",
-            "offset": "{{(i + 1) * 1000}}",
-            "length": "1000",
-            "dimensions":
-              {
-                "i": {"stop":  5}
-              }
-        }
-    ],
-    "refs": {
-      "key0": "data",
-      "key1": ["http://target_url", 10000, 100],
-      "key2": ["http://{{u}}", 10000, 100],
-      "key3": ["http://{{f(c='text')}}", 10000, 100]
-    }
-}"#;
-
-/// The version 0 set the spec says it evaluates to.
-const SPEC_V0_EXPANSION: &str = r#"{
-  "key0": "data",
-  "key1": ["http://target_url", 10000, 100],
-  "key2": ["http://server.domain/path", 10000, 100],
-  "key3": ["http://text", 10000, 100],
-  "gen_key0": ["http://server.domain/path_0", 1000, 1000],
-  "gen_key1": ["http://server.domain/path_1", 2000, 1000],
-  "gen_key2": ["http://server.domain/path_2", 3000, 1000],
-  "gen_key3": ["http://server.domain/path_3", 4000, 1000],
-  "gen_key4": ["http://server.domain/path_4", 5000, 1000]
-}"#;
-
-#[test]
-fn reference_v1_spec_example_expands_to_the_spec_version_0_set() {
-    let s = RefStore::from_json(SPEC_V1_EXAMPLE.as_bytes(), "").unwrap();
-    let want: Value = serde_json::from_str(SPEC_V0_EXPANSION).unwrap();
-    assert_eq!(s.expanded_json().unwrap(), want);
-    // ...and that version 0 set is read as the same references.
-    let v0 = RefStore::from_json(SPEC_V0_EXPANSION.as_bytes(), "").unwrap();
-    assert_eq!(v0.expanded_json().unwrap(), want);
-    assert_eq!(s.list().unwrap(), v0.list().unwrap());
-    assert_eq!(get(&s, "key0").unwrap(), b"data");
-    assert_eq!(s.size_str("gen_key0").unwrap(), Some(1000));
-    assert!(s.as_batched().is_some(), "http targets prefer batches");
-}
-
-#[test]
-fn reference_v1_templates_arithmetic_and_calls() {
-    let s = store(
-        json!({
-            "version": 1,
-            "templates": {
-                "root": "/data",
-                "n": 7,
-                "name": "{{stem}}_{{'%02d' | format(k)}}.bin",
-                "nested": "{{root}}/{{x}}",
-            },
-            "gen": [{
-                "key": "g/{{i * 2 + 1}}",
-                "url": "{{name(stem='part', k=i)}}",
-                "offset": "{{ (i + n) * 10 - 3 }}",
-                "length": "{{ i | int + 1 }}",
-                "dimensions": {"i": [0, 1, 2]}
-            }],
-            "refs": {
-                "a": ["{{nested(x='f.nc')}}", 1, 2],
-                "b": ["{{root}}/{{ 'x' ~ (n * 6) }}"],
-                "c": ["no/template"],
-            }
-        }),
-        "/base",
-    );
-    let got = s.expanded_json().unwrap();
-    assert_eq!(
-        got,
-        json!({
-            "a": ["/data/f.nc", 1, 2],
-            "b": ["/data/x42"],
-            "c": ["no/template"],
-            "g/1": ["part_00.bin", 67, 1],
-            "g/3": ["part_01.bin", 77, 2],
-            "g/5": ["part_02.bin", 87, 3],
-        })
-    );
-    // Relative gen URLs are relative to the base.
-    let Ref::Target { target, .. } = s.resolve("g/1").unwrap().unwrap() else {
-        panic!("not a target")
-    };
-    assert!(
-        matches!(&target.kind, TargetKind::Local(p) if p == Path::new("/base/part_00.bin")),
-        "{target:?}"
-    );
-}
-
-#[test]
-fn reference_v1_gen_ranges_lists_and_cartesian_products() {
-    let s = store(
-        json!({
-            "version": 1,
-            "gen": [
-                {
-                    "key": "a/{{t}}.{{y}}",
-                    "url": "http://h/{{t}}/{{y}}.nc",
-                    "offset": "{{ y * 100 }}",
-                    "length": 100,
-                    "dimensions": {
-                        "t": ["jan", "feb"],
-                        "y": {"start": 2, "stop": 8, "step": 3}
-                    }
-                },
-                {
-                    "key": "b/{{i}}",
-                    "url": "http://h/b{{i}}",
-                    "dimensions": {"i": {"start": 3, "stop": 0, "step": -1}}
-                },
-                {
-                    "key": "none/{{i}}",
-                    "url": "x",
-                    "dimensions": {"i": {"start": 5, "stop": 5}}
-                },
-                {
-                    "key": "refs-wins",
-                    "url": "http://h/gen",
-                    "dimensions": {}
-                }
-            ],
-            "refs": {"refs-wins": "inline"}
-        }),
-        "",
-    );
-    let got = s.expanded_json().unwrap();
-    assert_eq!(
-        got,
-        json!({
-            "a/feb.2": ["http://h/feb/2.nc", 200, 100],
-            "a/feb.5": ["http://h/feb/5.nc", 500, 100],
-            "a/jan.2": ["http://h/jan/2.nc", 200, 100],
-            "a/jan.5": ["http://h/jan/5.nc", 500, 100],
-            "b/1": ["http://h/b1"],
-            "b/2": ["http://h/b2"],
-            "b/3": ["http://h/b3"],
-            // gen entries are added after refs, as fsspec does.
-            "refs-wins": ["http://h/gen"],
-        })
-    );
-}
-
-#[test]
-fn reference_bare_refs_object_is_version_1() {
-    let s = store(
-        json!({"refs": {"a": "x", ".zgroup": {"zarr_format": 2}}}),
-        "",
-    );
-    assert_eq!(s.list().unwrap(), vec![".zgroup", "a"]);
-}
-
 // --- errors of reference sets ------------------------------------------
 
 #[test]
@@ -481,7 +282,7 @@ fn reference_relative_paths_and_file_urls() {
     });
     let bytes = refs.to_string();
     // The base as the folder of the reference file...
-    let s = RefStore::from_json(bytes.as_bytes(), &dir.str()).unwrap();
+    let s = RefStore::from_json(bytes.as_bytes(), dir.path().to_str().unwrap()).unwrap();
     assert_eq!(get(&s, "rel").unwrap(), &data()[1..3]);
     assert_eq!(get(&s, "dot").unwrap(), &data()[3..4]);
     assert_eq!(get(&s, "abs").unwrap(), &data()[5..6]);
@@ -494,7 +295,11 @@ fn reference_relative_paths_and_file_urls() {
     let s = RefStore::from_json(bytes.as_bytes(), &json_file).unwrap();
     kind(s.get_str("rel", ByteRange::All), "not_found");
     assert_eq!(get(&s, "up").unwrap(), &data()[4..5]);
-    let s = RefStore::from_json(bytes.as_bytes(), &format!("file://{}", dir.str())).unwrap();
+    let s = RefStore::from_json(
+        bytes.as_bytes(),
+        &format!("file://{}", dir.path().display()),
+    )
+    .unwrap();
     assert_eq!(get(&s, "rel").unwrap(), &data()[1..3]);
     // A file URL with a remote host is not supported.
     let s = store(json!({"k": ["file://server/share/x"]}), "");
@@ -581,7 +386,7 @@ fn reference_store_is_read_only_and_lists_its_keys() {
         "",
     );
     crate::store::tests::check_read_only(&s, "a/b/0.0", b"x");
-    assert_eq!(s.list().unwrap().len(), 10);
+    assert_eq!(s.list_str().unwrap().len(), 10);
     assert_eq!(
         s.list_prefix_str("a/").unwrap(),
         [
