@@ -180,7 +180,7 @@ fn rectilinear_shards_are_read_inner_chunk_by_inner_chunk() {
         |i: usize| u64::from_le_bytes(shard[entry + i..entry + i + 8].try_into().unwrap()) as usize;
     let (offset, len) = (at(0), at(8));
     shard[offset..offset + len].fill(0xff);
-    store.set(&key, &shard).unwrap();
+    store.set_str("s/c/2/1", &shard).unwrap();
     let read = |ranges: &[(u64, u64)]| {
         let n: u64 = ranges.iter().map(|r| r.1).product();
         let mut out = vec![0i32; n as usize];
