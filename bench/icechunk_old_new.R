@@ -49,13 +49,16 @@ worker <- paste0(
   "suppressPackageStartupMessages(library(zarr)); stores <- ", paste(deparse(stores), collapse = ""), "; ",
   "a <- lapply(stores, function(code) eval(str2lang(code))[['/x']]); ",
   "want <- a[[1]][]; for (s in a[-1]) stopifnot(identical(s[], want)); rm(want); ",
-  "t <- matrix(NA_real_, ", reads, ", length(a), dimnames = list(NULL, names(a))); x <- NULL; ",
-  "for (i in seq_len(", reads, ")) for (s in names(a)) t[i, s] <- system.time(x <- a[[s]][])[['elapsed']]; ",
-  "cat(apply(t, 2, median))"
+  "t <- cpu <- matrix(NA_real_, ", reads, ", length(a), dimnames = list(NULL, names(a))); x <- NULL; ",
+  "for (i in seq_len(", reads, ")) for (s in names(a)) { st <- system.time(x <- a[[s]][]); ",
+  "t[i, s] <- st[['elapsed']]; cpu[i, s] <- st[['user.self']] + st[['sys.self']] }; ",
+  "cat(apply(t, 2, median), apply(cpu, 2, median))"
 )
+# Wall and CPU seconds (this process's threads, not moto's) per store.
 run <- function(build) {
   res <- system2(rscript, c("-e", shQuote(worker)), stdout = TRUE, env = paste0("R_LIBS=", libs[[build]]))
-  stats::setNames(as.numeric(strsplit(res[length(res)], " ")[[1]]), names(stores))
+  stats::setNames(as.numeric(strsplit(res[length(res)], " ")[[1]]),
+                  c(names(stores), paste0(names(stores), "_cpu")))
 }
 
 load_start <- uptime()
@@ -67,17 +70,21 @@ load_end <- uptime()
 
 lines <- c(
   sprintf("%d turns, each build a fresh process per turn (medians of %d reads of each store).", turns, reads),
+  "Wall seconds, and in brackets CPU seconds of the reading process (all its threads).",
   "",
-  "| build | local plain (s) | local repository (s) | local ratio | S3 plain (s) | S3 repository (s) | S3 ratio |",
+  "| build | local plain | local repository | local ratio | S3 plain | S3 repository | S3 ratio |",
   "|---|---|---|---|---|---|---|"
 )
+cell <- function(t, s) sprintf("%.3f (%.3f)", median(t[, s]), median(t[, paste0(s, "_cpu")]))
+ratio <- function(t, s) {
+  sprintf("%.2f (%.2f)", median(t[, paste0(s, "_repo")] / t[, paste0(s, "_plain")]),
+          median(t[, paste0(s, "_repo_cpu")] / t[, paste0(s, "_plain_cpu")]))
+}
 for (build in names(libs)) {
   t <- times[[build]]
-  lines <- c(lines, sprintf("| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f |", build,
-                            median(t[, "local_plain"]), median(t[, "local_repo"]),
-                            median(t[, "local_repo"] / t[, "local_plain"]),
-                            median(t[, "s3_plain"]), median(t[, "s3_repo"]),
-                            median(t[, "s3_repo"] / t[, "s3_plain"])))
+  lines <- c(lines, sprintf("| %s | %s | %s | %s | %s | %s | %s |", build, cell(t, "local_plain"),
+                            cell(t, "local_repo"), ratio(t, "local"), cell(t, "s3_plain"), cell(t, "s3_repo"),
+                            ratio(t, "s3")))
 }
 lines <- c(lines, "", "`uptime` before and after:", "", paste0("    ", c(load_start, load_end)))
 writeLines(lines)
