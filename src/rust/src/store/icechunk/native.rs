@@ -20,9 +20,10 @@ pub(super) fn chunk_of_key(key: &str) -> Option<(IcPath, ChunkIndices)> {
     if key == "zarr.json" || key.ends_with("/zarr.json") {
         return None;
     }
-    let (array, coords) = match key.strip_prefix("c/") {
-        Some(coords) => ("", coords),
-        None => key.rsplit_once("/c/")?,
+    // The last "/c/" ends the array's path ("c/c/0": chunk 0 of /c).
+    let (array, coords) = match key.rsplit_once("/c/") {
+        Some(split) => split,
+        None => ("", key.strip_prefix("c/")?),
     };
     let coords = coords
         .split('/')

@@ -165,6 +165,7 @@ fn chunk_keys_name_their_array_and_coordinates() {
     assert_eq!(of("a/c/-1"), None);
     assert_eq!(of("a/.zarray"), None);
     assert_eq!(of("a/c"), None);
+    assert_eq!(of("a/c/c/1"), Some(("/a/c".into(), vec![1])));
 }
 
 /// Chunks above icechunk's inline limit (512 bytes) are files of the
@@ -215,9 +216,13 @@ fn stored_chunks_of_a_local_repository_read_from_their_files() {
     );
     assert_eq!(get("a/c/0", ByteRange::All), None);
     assert_eq!(get("a/c/3", ByteRange::All), None);
-    // out of the grid, and an array that is not there: as icechunk says
+    // out of the grid: no chunk; an array that is not there: icechunk's
+    // own answer, an error naming the key
     assert_eq!(get("a/c/9", ByteRange::All), None);
-    assert_eq!(get("b/c/0", ByteRange::All), None);
+    match r.get(&key("b/c/0"), ByteRange::All) {
+        Err(ZarrError::Io(m)) => assert!(m.contains("b/c/0"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
     let past = ByteRange::Range {
         offset: 4090,
         length: 10,
