@@ -240,15 +240,16 @@ impl IcechunkStore {
                 return Ok(v);
             }
         }
-        let range = match range {
-            ByteRange::All => icechunk::format::ByteRange::ALL,
-            ByteRange::Range { offset, length } => {
-                icechunk::format::ByteRange::Bounded(offset..offset.saturating_add(length))
-            }
-            ByteRange::From(o) => icechunk::format::ByteRange::From(o),
-            ByteRange::Suffix(n) => icechunk::format::ByteRange::Last(n),
-        };
-        match self.store.get(key, &range).await {
+        self.answer(key, self.store.get(key, &ic_range(range)).await)
+    }
+
+    /// What icechunk's `get` of `key` gave, as the `Store` trait says it.
+    fn answer(
+        &self,
+        key: &str,
+        got: std::result::Result<bytes::Bytes, icechunk::store::StoreError>,
+    ) -> Result<Option<Vec<u8>>> {
+        match got {
             // no copy when icechunk holds the only reference to the bytes
             Ok(b) => Ok(Some(Vec::from(b))),
             Err(e) if matches!(e.kind, StoreErrorKind::NotFound(_)) => Ok(None),
@@ -268,6 +269,17 @@ impl IcechunkStore {
 
     fn listed(&self, prefix: &str, e: impl std::fmt::Display) -> ZarrError {
         ic_error(&format!("cannot list '{prefix}' of {}", self.describe()), e)
+    }
+}
+
+fn ic_range(range: ByteRange) -> icechunk::format::ByteRange {
+    match range {
+        ByteRange::All => icechunk::format::ByteRange::ALL,
+        ByteRange::Range { offset, length } => {
+            icechunk::format::ByteRange::Bounded(offset..offset.saturating_add(length))
+        }
+        ByteRange::From(o) => icechunk::format::ByteRange::From(o),
+        ByteRange::Suffix(n) => icechunk::format::ByteRange::Last(n),
     }
 }
 

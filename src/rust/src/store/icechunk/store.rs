@@ -175,18 +175,31 @@ impl BatchedReads for IcechunkStore {
         in_flight: usize,
         arrived: &mut dyn FnMut(usize, Result<Option<Vec<u8>>>) -> bool,
     ) {
-        // The read that waits for these values answers an interrupt
-        // (engine/fetch.rs): the wait ends and the requests with it.
+        // Each request is a task of the runtime, whose workers receive the
+        // bodies: only whole values cross to this thread (gathered here,
+        // every piece of a body woke this thread). The read that waits for
+        // these values answers an interrupt (engine/fetch.rs): the wait
+        // ends, the set is dropped and its tasks are aborted with it.
         let _ = self.wait(async {
-            let mut got = futures::stream::iter(
-                requests
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (k, r))| async move { (i, self.get_async(k, *r).await) }),
-            )
-            .buffer_unordered(in_flight.max(1));
-            while let Some((i, value)) = got.next().await {
-                if !arrived(i, value) {
+            let mut tasks = tokio::task::JoinSet::new();
+            let mut next = requests.iter().enumerate();
+            loop {
+                while tasks.len() < in_flight.max(1) {
+                    let Some((i, (k, r))) = next.next() else {
+                        break;
+                    };
+                    let (store, key, range) =
+                        (self.store.clone(), String::from(&**k), ic_range(*r));
+                    tasks.spawn(async move { (i, store.get(&key, &range).await) });
+                }
+                let (i, got) = match tasks.join_next().await {
+                    None => break,
+                    Some(Ok(done)) => done,
+                    Some(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                    // only the set's drop cancels its tasks
+                    Some(Err(_)) => break,
+                };
+                if !arrived(i, self.answer(&requests[i].0, got)) {
                     break;
                 }
             }
