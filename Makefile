@@ -42,7 +42,7 @@ export ZARR_TEST_ICECHUNK_VENV ?= $(CURDIR)/.venv-icechunk
 # The crate's "icechunk" feature where rustc is new enough (as configure).
 RUST_FEATURES := $(shell rustc --version 2>/dev/null | awk '{split($$2, v, "."); if (v[1] > 1 || v[2] >= 95) print "--features icechunk"}')
 
-.PHONY: deps install demo test test-rust test-r lint check tarball check-cran bench document clean fuzz
+.PHONY: deps install demo test test-configure test-rust test-r lint check tarball check-cran bench document clean fuzz
 
 deps:
 	@tools/install-deps.sh
@@ -63,6 +63,10 @@ lint: deps
 	cd $(CRATE) && cargo fmt --check
 	export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
 	cd $(CRATE) && cargo clippy --release --all-targets $(RUST_FEATURES) -- -D warnings
+	@# The build of an older rustc, without the icechunk feature: checked
+	@# and linted, with no second compile (configure's choice: test-configure).
+	if [ -n "$(RUST_FEATURES)" ]; then export R_INCLUDE_DIR=$$(Rscript -e 'cat(R.home("include"))'); \
+	  cd $(CRATE) && cargo clippy --release --all-targets -- -D warnings; fi
 	Rscript -e 'l <- lintr::lint_dir("R"); print(l); quit(status = length(l) > 0)'
 
 test-rust: deps
@@ -76,7 +80,11 @@ test-rust: deps
 test-r: install
 	Rscript tools/run-tests.R
 
-test: lint test-rust test-r
+# configure's choice of the icechunk feature, with a fake rustc (no build).
+test-configure:
+	sh tools/test-configure.sh
+
+test: lint test-configure test-rust test-r
 
 document: deps
 	Rscript tools/document.R

@@ -41,11 +41,25 @@
 #' `zarr_error_io` condition naming it. Object stores are read with the
 #' credentials of the environment (or unsigned, as the container says).
 #'
+#' @section Where a repository can be:
+#' The same URLs and credentials as [open_zarr()] and [zarr_objectstore]:
+#' a folder, `s3://bucket/prefix`, `gs://bucket/prefix`,
+#' `az://container/prefix` (or `abfs://container@account.dfs.core.windows.net/prefix`),
+#' with the settings of `options` and the `AWS_*`, `GOOGLE_*` and `AZURE_*`
+#' environment variables (an Azure account is named by
+#' `azure_storage_account_name`, `AZURE_STORAGE_ACCOUNT_NAME` or the abfs://
+#' URL, or is the emulator's when `AZURE_STORAGE_USE_EMULATOR` is set). A
+#' repository on a web server (`https://`, `http://`) is read-only: opening
+#' it with `read_only = FALSE` raises `zarr_error_read_only`.
+#'
 #' @section Limitations:
 #' Repositories in S3 go through icechunk's object_store backend (not the
 #' AWS SDK): static keys, the environment's credentials or unsigned
-#' requests. The icechunk crate needs rustc 1.95 or later: a package built
-#' with an older rustc raises `zarr_error_unsupported` saying so.
+#' requests; an Azure connection string (`AZURE_STORAGE_CONNECTION_STRING`)
+#' is not read for repositories. The icechunk crate needs rustc 1.95 or
+#' later: a package built with an older rustc raises
+#' `zarr_error_unsupported` saying so (configure says at install whether
+#' the build has Icechunk).
 #'
 #' @param location The folder of the repository (or a `file://` URL), or
 #'   the URL of a repository in S3 (`s3://bucket/prefix`), GCS (`gs://`),

@@ -8,6 +8,11 @@
 # or NOT_CRAN=true) and are skipped without Python 3.11+; a failing pip
 # install fails the test with pip's output.
 
+# /temp of the test repositories (icechunk_repos.py) on main, and at the
+# first commit (tag v1; the branch dev holds it times 10).
+temp_main <- matrix(0:23, 6, 4, byrow = TRUE) + 100L
+temp_first <- matrix(0:23, 6, 4, byrow = TRUE)
+
 icechunk_requirements <- c("icechunk>=2.3,<2.4", "zarr>=3", "numpy")
 
 icechunk_venv_dir <- function() {

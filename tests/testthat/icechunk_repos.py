@@ -18,16 +18,21 @@ read back with icechunk-python 2.3 (the venv of helper-icechunk.R).
                                /virt_http (float64 8, chunks 4) of
                                data.bin through HTTP_URL
 
-    python icechunk_repos.py s3 ENDPOINT BUCKET PREFIX
-        the repository of "make" without virtual chunks and branch dev, in
-        S3 (moto at ENDPOINT, keys "testing"); prints JSON as "make"
+    python icechunk_repos.py write URL
+        the repository of "make" without virtual chunks at URL: a folder,
+        s3://BUCKET/PREFIX (the endpoint and keys from the environment, as
+        the S3 tests set them: moto), az://CONTAINER/PREFIX (Azurite, the
+        environment of helper-azure.R) or gs://BUCKET/PREFIX (the service
+        account file of GOOGLE_SERVICE_ACCOUNT); prints JSON as "make"
 
-    python icechunk_repos.py read OUT/repo BRANCH PATH
-        prints JSON: the branch's history (id, message) and the array at
-        PATH (shape, values in C order)
+    python icechunk_repos.py read URL BRANCH PATH
+        prints JSON: the branch's history (id, message), the branches and
+        tags, and the array at PATH (shape, values in C order); URL as for
+        "write"
 """
 
 import json
+import os
 import sys
 
 import icechunk
@@ -90,11 +95,32 @@ def make(out, http_url):
     print(json.dumps(ids))
 
 
-def s3(endpoint, bucket, prefix):
-    storage = icechunk.s3_storage(bucket=bucket, prefix=prefix, endpoint_url=endpoint,
-                                  allow_http=True, region="us-east-1", force_path_style=True,
-                                  access_key_id="testing", secret_access_key="testing")
-    repo = icechunk.Repository.create(storage)
+def storage_of(url):
+    """The icechunk storage of a folder or an s3://, az:// or gs:// URL."""
+    scheme, _, rest = url.partition("://")
+    if not rest:
+        return icechunk.local_filesystem_storage(url)
+    bucket, _, prefix = rest.partition("/")
+    env = os.environ.get
+    if scheme == "s3":
+        return icechunk.s3_storage(bucket=bucket, prefix=prefix, endpoint_url=env("AWS_ENDPOINT_URL"),
+                                   allow_http=True, region="us-east-1", force_path_style=True,
+                                   access_key_id=env("AWS_ACCESS_KEY_ID", "testing"),
+                                   secret_access_key=env("AWS_SECRET_ACCESS_KEY", "testing"))
+    if scheme == "az":
+        # Azurite's account and key; its address from AZURITE_BLOB_STORAGE_URL
+        return icechunk.azure_storage(account="devstoreaccount1", container=bucket, prefix=prefix,
+                                      access_key=os.environ["ZARR_TEST_AZURITE_KEY"],
+                                      config={"azure_storage_use_emulator": "true"})
+    if scheme == "gs":
+        return icechunk.gcs_storage(bucket=bucket, prefix=prefix,
+                                    service_account_file=os.environ["GOOGLE_SERVICE_ACCOUNT"],
+                                    config={"allow_http": "true"})
+    raise ValueError(f"unknown storage {url}")
+
+
+def write(url):
+    repo = icechunk.Repository.create(storage_of(url))
     ids = {}
     s = repo.writable_session("main")
     root = zarr.group(store=s.store)
@@ -102,14 +128,18 @@ def s3(endpoint, bucket, prefix):
     a[:] = np.arange(24, dtype="int32").reshape(6, 4)
     ids["first"] = s.commit("first")
     repo.create_tag("v1", ids["first"])
+    repo.create_branch("dev", ids["first"])
+    s = repo.writable_session("dev")
+    zarr.open_group(store=s.store)["temp"][:] = np.arange(24, dtype="int32").reshape(6, 4) * 10
+    ids["dev"] = s.commit("dev work")
     s = repo.writable_session("main")
     zarr.open_group(store=s.store)["temp"][:] = np.arange(24, dtype="int32").reshape(6, 4) + 100
     ids["second"] = s.commit("second")
     print(json.dumps(ids))
 
 
-def read(path, branch, array):
-    repo = icechunk.Repository.open(icechunk.local_filesystem_storage(path))
+def read(url, branch, array):
+    repo = icechunk.Repository.open(storage_of(url))
     history = [{"id": s.id, "message": s.message} for s in repo.ancestry(branch=branch)]
     s = repo.readonly_session(branch=branch)
     a = zarr.open_array(store=s.store, path=array, mode="r")
@@ -125,7 +155,7 @@ def read(path, branch, array):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
-    elif sys.argv[1] == "s3":
-        s3(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "write":
+        write(sys.argv[2])
     else:
         read(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -1,10 +1,8 @@
 # Icechunk repositories written by icechunk-python 2.3 (icechunk_repos.py,
 # see helper-icechunk.R): every ref read exactly, virtual chunks to local
 # files and to a loopback HTTP server, and R's commits read back by
-# icechunk-python.
-
-temp_main <- matrix(0:23, 6, 4, byrow = TRUE) + 100L
-temp_first <- matrix(0:23, 6, 4, byrow = TRUE)
+# icechunk-python. Repositories in object stores and on web servers:
+# test-icechunk-remote.R.
 
 test_that("without the icechunk feature open_icechunk() names the rustc it needs", {
   skip_if(icechunk_available(), "this build has Icechunk support")
@@ -170,31 +168,4 @@ test_that("a conflicting commit raises zarr_error_conflict; rebase = 'detect' re
   expect_error(four$commit("four", rebase = "detect"), class = "zarr_error_conflict")
   four$commit("four", rebase = "theirs")
   expect_identical(open_icechunk(f$repo)[["/temp"]][1, 1], 3000L)
-})
-
-test_that("a repository in S3 (moto) reads, commits and tags through the same URLs as open_zarr()", {
-  python_icechunk()
-  server <- start_moto()
-  withr::local_envvar(moto_env(server))
-  bucket <- moto_bucket(server)
-  ids <- icechunk_script(c("s3", server$endpoint, bucket, "repos/one"))
-  url <- sprintf("s3://%s/repos/one", bucket)
-  z <- open_icechunk(url)
-  expect_identical(z[["/temp"]][], temp_main)
-  expect_identical(open_icechunk(url, tag = "v1")[["/temp"]][], temp_first)
-  expect_identical(z$history()$id[1:2], c(ids$second, ids$first))
-
-  w <- open_icechunk(url, read_only = FALSE)
-  w[["/temp"]][2, 3] <- 77L
-  id <- w$commit("from R, in S3")
-  want <- temp_main
-  want[2, 3] <- 77L
-  expect_identical(open_icechunk(url)[["/temp"]][], want)
-  expect_identical(open_icechunk(url)$history()$message[1:2], c("from R, in S3", "second"))
-  expect_identical(open_icechunk(url)$snapshot, id)
-  expect_error(open_icechunk(sprintf("s3://%s/nothing-here", bucket)), class = "zarr_error_not_found")
-  # explicit keys in `options`, as zarr_objectstore takes them
-  withr::local_envvar(AWS_ACCESS_KEY_ID = NA, AWS_SECRET_ACCESS_KEY = NA)
-  opts <- list(aws_access_key_id = "testing", aws_secret_access_key = "testing")
-  expect_identical(open_icechunk(url, options = opts)[["/temp"]][], want)
 })

@@ -25,13 +25,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
 
+mod native;
 mod storage;
 mod store;
 #[cfg(test)]
 mod tests;
 mod versions;
 
-use storage::storage_of;
+use storage::{local_folder, storage_of};
 
 /// Which snapshot a session starts from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +91,9 @@ pub struct IcechunkStore {
     /// What the session started from, for messages.
     version: Version,
     read_only: bool,
+    /// The chunks folder of a repository on the local file system, whose
+    /// stored chunks are read from their files (native.rs).
+    chunks: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for IcechunkStore {
@@ -127,6 +131,17 @@ impl IcechunkStore {
     ) -> Result<IcechunkStore> {
         let runtime = crate::store::object::io_runtime()?;
         let described = format!("the Icechunk repository at '{location}'");
+        let web = ["http://", "https://"].iter().any(|s| {
+            location
+                .get(..s.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(s))
+        });
+        if web && !read_only {
+            return Err(ZarrError::ReadOnly(format!(
+                "cannot write to {described}: a repository on a web server is read-only \
+                 (open it with read_only = TRUE)"
+            )));
+        }
         let repo = crate::store::wait::block_on(runtime, async {
             let storage = storage_of(location, options).await?;
             let exists = Repository::exists(Arc::clone(&storage), None)
@@ -194,6 +209,7 @@ impl IcechunkStore {
             location: location.to_string(),
             version,
             read_only,
+            chunks: local_folder(location).map(|p| p.join(icechunk::format::CHUNKS_FILE_PATH)),
         })
     }
 
@@ -219,16 +235,23 @@ impl IcechunkStore {
     }
 
     async fn get_async(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        let range = match range {
-            ByteRange::All => icechunk::format::ByteRange::ALL,
-            ByteRange::Range { offset, length } => {
-                icechunk::format::ByteRange::Bounded(offset..offset.saturating_add(length))
+        if let Some(chunks) = &self.chunks {
+            if let native::Native::Read(v) = self.get_native(chunks, key, range).await? {
+                return Ok(v);
             }
-            ByteRange::From(o) => icechunk::format::ByteRange::From(o),
-            ByteRange::Suffix(n) => icechunk::format::ByteRange::Last(n),
-        };
-        match self.store.get(key, &range).await {
-            Ok(b) => Ok(Some(b.to_vec())),
+        }
+        self.answer(key, self.store.get(key, &ic_range(range)).await)
+    }
+
+    /// What icechunk's `get` of `key` gave, as the `Store` trait says it.
+    fn answer(
+        &self,
+        key: &str,
+        got: std::result::Result<bytes::Bytes, icechunk::store::StoreError>,
+    ) -> Result<Option<Vec<u8>>> {
+        match got {
+            // no copy when icechunk holds the only reference to the bytes
+            Ok(b) => Ok(Some(Vec::from(b))),
             Err(e) if matches!(e.kind, StoreErrorKind::NotFound(_)) => Ok(None),
             Err(e) => Err(ic_error(
                 &format!("cannot read '{key}' of {}", self.describe()),
@@ -239,6 +262,17 @@ impl IcechunkStore {
 
     fn listed(&self, prefix: &str, e: impl std::fmt::Display) -> ZarrError {
         ic_error(&format!("cannot list '{prefix}' of {}", self.describe()), e)
+    }
+}
+
+fn ic_range(range: ByteRange) -> icechunk::format::ByteRange {
+    match range {
+        ByteRange::All => icechunk::format::ByteRange::ALL,
+        ByteRange::Range { offset, length } => {
+            icechunk::format::ByteRange::Bounded(offset..offset.saturating_add(length))
+        }
+        ByteRange::From(o) => icechunk::format::ByteRange::From(o),
+        ByteRange::Suffix(n) => icechunk::format::ByteRange::Last(n),
     }
 }
 

@@ -41,6 +41,47 @@ fn bucket_and_prefix(location: &str) -> Result<(String, Option<String>)> {
     Ok((bucket, (!path.is_empty()).then_some(path)))
 }
 
+/// The Azure storage account of a repository: the option or environment
+/// variable that names it, the account of an
+/// abfs://container@account.dfs.core.windows.net URL, or the emulator's
+/// one account when the emulator is asked for (as object_store's Azure
+/// builder takes them, which `open_zarr()` uses).
+fn azure_account(location: &str, options: &[(String, String)]) -> Option<String> {
+    let opt = |keys: &[&str], env: &[&str]| setting(options, keys, env);
+    opt(
+        &["azure_storage_account_name", "account_name"],
+        &["AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"],
+    )
+    .or_else(|| {
+        let url = url::Url::parse(location).ok()?;
+        let host = url.host_str()?;
+        let (_, at) = host
+            .split_once('@')
+            .or_else(|| (!url.username().is_empty()).then_some((url.username(), host)))?;
+        at.split('.')
+            .next()
+            .filter(|a| !a.is_empty())
+            .map(String::from)
+    })
+    .or_else(|| {
+        let emulator = opt(
+            &["azure_storage_use_emulator", "use_emulator"],
+            &["AZURE_STORAGE_USE_EMULATOR"],
+        );
+        truthy(emulator).then(|| "devstoreaccount1".to_string())
+    })
+}
+
+/// The folder of a repository on the local file system (a path or a
+/// file:// URL); None for a repository elsewhere.
+pub(super) fn local_folder(location: &str) -> Option<std::path::PathBuf> {
+    let lower = location.to_ascii_lowercase();
+    if lower.starts_with("file://") {
+        return Some(location["file://".len()..].into());
+    }
+    (!location.contains("://")).then(|| location.into())
+}
+
 /// The icechunk storage of a repository location: a local folder (or
 /// file:// URL), an S3, GCS or Azure URL with `options` as
 /// `zarr_objectstore` takes them (and the same environment variables), or
@@ -69,8 +110,8 @@ pub(super) async fn storage_of(
             )))
         }
         None => {
-            let path = location.strip_prefix("file://").unwrap_or(location);
-            icechunk::new_local_filesystem_storage(std::path::Path::new(path))
+            let path = local_folder(location).unwrap_or_default();
+            icechunk::new_local_filesystem_storage(&path)
                 .await
                 .map_err(fail)
         }
@@ -149,14 +190,12 @@ pub(super) async fn storage_of(
         }
         Some(crate::store::object::Cloud::Azure) => {
             let (container, prefix) = bucket_and_prefix(location)?;
-            let account = opt(
-                &["azure_storage_account_name", "account_name"],
-                &["AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"],
-            )
-            .ok_or_else(|| {
+            let account = azure_account(location, options).ok_or_else(|| {
                 ZarrError::Unsupported(format!(
                     "cannot open the Icechunk repository at '{location}': no Azure storage \
-                     account (option azure_storage_account_name or AZURE_STORAGE_ACCOUNT_NAME)"
+                     account (option azure_storage_account_name, AZURE_STORAGE_ACCOUNT_NAME, \
+                     an abfs://container@account... URL or the emulator's \
+                     AZURE_STORAGE_USE_EMULATOR)"
                 ))
             })?;
             let config: HashMap<String, String> = options.iter().cloned().collect();

@@ -153,3 +153,108 @@ fn missing_repositories_and_refs_are_named() {
         .unwrap_err();
     assert!(matches!(err, ZarrError::Unsupported(_)), "{err:?}");
 }
+
+#[test]
+fn chunk_keys_name_their_array_and_coordinates() {
+    let of = |k: &str| native::chunk_of_key(k).map(|(p, c)| (p.to_string(), c.0));
+    assert_eq!(of("a/b/c/0/12"), Some(("/a/b".into(), vec![0, 12])));
+    assert_eq!(of("c/3"), Some(("/".into(), vec![3])));
+    assert_eq!(of("abc/c/1"), Some(("/abc".into(), vec![1])));
+    assert_eq!(of("c/c/2"), Some(("/c".into(), vec![2])));
+    assert_eq!(of("a/zarr.json"), None);
+    assert_eq!(of("zarr.json"), None);
+    assert_eq!(of("a/c/x"), None);
+    assert_eq!(of("a/c/-1"), None);
+    assert_eq!(of("a/.zarray"), None);
+    assert_eq!(of("a/c"), None);
+    assert_eq!(of("a/c/c/1"), Some(("/a/c".into(), vec![1])));
+}
+
+/// Chunks above icechunk's inline limit (512 bytes) are files of the
+/// repository, read from them (native.rs): whole, by ranges, uncommitted
+/// and committed, and missing ones as None; a truncated file is an error
+/// naming the key.
+#[test]
+fn stored_chunks_of_a_local_repository_read_from_their_files() {
+    let dir = TempDir::new("icechunk-native");
+    let path = new_repo(&dir);
+    let big: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+    let array = String::from_utf8(ARRAY.to_vec())
+        .unwrap()
+        .replace("\"shape\":[4]", "\"shape\":[16384]")
+        .replace("\"chunk_shape\":[2]", "\"chunk_shape\":[4096]");
+    let w = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    assert!(w.as_batched().is_none());
+    w.set(&key("zarr.json"), GROUP).unwrap();
+    w.set(&key("a/zarr.json"), array.as_bytes()).unwrap();
+    w.set(&key("a/c/1"), &big).unwrap();
+    // before the commit: the session's own chunk
+    assert_eq!(
+        w.get(&key("a/c/1"), ByteRange::All).unwrap(),
+        Some(big.clone())
+    );
+    w.commit("big", Rebase::None).unwrap();
+    let files: Vec<_> = std::fs::read_dir(format!("{path}/chunks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+
+    let r = IcechunkStore::open(&path, branch("main"), true, None, &[], &[]).unwrap();
+    let get = |k: &str, range| r.get(&key(k), range).unwrap();
+    assert_eq!(get("a/c/1", ByteRange::All), Some(big.clone()));
+    let range = ByteRange::Range {
+        offset: 1000,
+        length: 24,
+    };
+    assert_eq!(get("a/c/1", range), Some(big[1000..1024].to_vec()));
+    assert_eq!(
+        get("a/c/1", ByteRange::Suffix(5)),
+        Some(big[4091..].to_vec())
+    );
+    assert_eq!(
+        get("a/c/1", ByteRange::From(4000)),
+        Some(big[4000..].to_vec())
+    );
+    assert_eq!(get("a/c/0", ByteRange::All), None);
+    assert_eq!(get("a/c/3", ByteRange::All), None);
+    // out of the grid: no chunk; an array that is not there: icechunk's
+    // own answer, an error naming the key
+    assert_eq!(get("a/c/9", ByteRange::All), None);
+    match r.get(&key("b/c/0"), ByteRange::All) {
+        Err(ZarrError::Io(m)) => assert!(m.contains("b/c/0"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    let past = ByteRange::Range {
+        offset: 4090,
+        length: 10,
+    };
+    assert!(matches!(
+        r.get(&key("a/c/1"), past),
+        Err(ZarrError::CorruptChunk(_))
+    ));
+
+    std::fs::write(&files[0], &big[..100]).unwrap();
+    match r.get(&key("a/c/1"), ByteRange::All) {
+        Err(ZarrError::CorruptChunk(m)) => assert!(m.contains("a/c/1"), "{m}"),
+        other => panic!("expected a corrupt chunk, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_repository_on_a_web_server_is_opened_read_only_only() {
+    let err = IcechunkStore::open(
+        "http://127.0.0.1:9/repo",
+        branch("main"),
+        false,
+        None,
+        &[],
+        &[],
+    )
+    .map(|_| ())
+    .unwrap_err();
+    match err {
+        ZarrError::ReadOnly(m) => assert!(m.contains("http://127.0.0.1:9/repo"), "{m}"),
+        other => panic!("expected ReadOnly, got {other:?}"),
+    }
+}
