@@ -25,7 +25,7 @@ uptime <- function() trimws(paste(system2("uptime", stdout = TRUE), collapse = "
 out <- tempfile("icechunk-old-new-")
 dir.create(out)
 on.exit(unlink(out, recursive = TRUE), add = TRUE)
-server <- start_moto(moto)
+server <- bench_moto(moto)
 on.exit(server$process$kill(), add = TRUE, after = FALSE)
 status <- system2(py, c(file.path(here, "icechunk_read.py"), out, server$endpoint, "bench"), stderr = FALSE,
                   env = "LD_LIBRARY_PATH=")

@@ -35,7 +35,7 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(), val
 
 s3 <- nzchar(moto)
 if (s3) {
-  server <- start_moto(moto)
+  server <- bench_moto(moto)
   on.exit(server$process$kill(), add = TRUE, after = FALSE)
 }
 status <- system2(py, c("bench/icechunk_read.py", out, if (s3) c(server$endpoint, "bench")), stderr = FALSE,
