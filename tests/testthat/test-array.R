@@ -804,7 +804,9 @@ test_that("reads in a loop and in lapply() over slices reuse the memory of earli
   code <- sprintf('
     suppressMessages(library(zarr))
     a <- open_zarr("%s", read_only = TRUE)[["/x"]]
-    counts <- function() unlist(zarr:::rz_result_blocks())[c("mapped", "reused", "collections")]
+    counts <- function() {
+      unlist(zarr:::rz_result_blocks())[c("mapped", "reused", "collections", "full_collections")]
+    }
     b0 <- counts()
     # 40 slices of 32 MiB, each garbage as soon as it is summed
     s <- 0
@@ -819,8 +821,9 @@ test_that("reads in a loop and in lapply() over slices reuse the memory of earli
   out <- rscript_output(code)
   got <- strsplit(trimws(tail(out, 1)), " +")[[1]]
   expect_identical(got[1], "TRUE", label = paste(out, collapse = "\n"))
-  slices <- setNames(as.numeric(got[2:4]), c("mapped", "reused", "collections"))
-  loop <- setNames(as.numeric(got[5:7]), c("mapped", "reused", "collections"))
+  kinds <- c("mapped", "reused", "collections", "full")
+  slices <- setNames(as.numeric(got[2:5]), kinds)
+  loop <- setNames(as.numeric(got[6:9]), kinds)
   expect_identical(slices[["mapped"]] + slices[["reused"]], 40)
   expect_lte(slices[["mapped"]], 16)
   expect_gte(slices[["collections"]], 1)
@@ -828,4 +831,8 @@ test_that("reads in a loop and in lapply() over slices reuse the memory of earli
   # four blocks: the kept result and the 384 MiB allowed between collections
   expect_lte(loop[["mapped"]], 5)
   expect_gte(loop[["collections"]], 4)
+  # The kept result is the only garbage a minor collection cannot free:
+  # full and minor collections alternate (pages.rs).
+  expect_gte(loop[["full"]], 1)
+  expect_lte(loop[["full"]], loop[["collections"]] - loop[["full"]] + 1)
 })

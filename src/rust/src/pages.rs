@@ -60,11 +60,24 @@ pub fn advise_small_pages(ptr: *mut u8, len: usize) {
 /// stay mapped until something else made R collect: a plain loop of
 /// reads grew by one result per read. The blocks therefore keep count of
 /// the bytes handed out and not given back; once they have grown by
-/// `COLLECT_AFTER_BYTES` (or half the bytes found live at the last
-/// collection, if more) since the last collection, `collection_due` says
-/// so, and the caller runs R's collector before taking the next block.
-/// The results freed then go to the pool, so the reads of such a loop
-/// reuse mapped pages too, not only reads after an explicit `gc()`.
+/// `COLLECT_AFTER_BYTES` (or half the bytes found live at the last full
+/// collection, if more) beyond what that collection found live,
+/// `collection_due` says so, and the caller runs R's collector before
+/// taking the next block. The results freed then go to the pool, so the
+/// reads of such a loop reuse mapped pages too, not only reads after an
+/// explicit `gc()`.
+///
+/// A full collection walks every object R holds (20 ms of CPU in a bare
+/// session, 30-45 ms with a few packages loaded: as long as reading
+/// 128 MiB); a minor one walks what was allocated since the last
+/// collection (1 ms) and frees the results that became garbage without
+/// surviving a collection. The result a loop holds at a collection
+/// survives it, and then only a full collection frees it.
+/// `collection_kind` asks for a minor collection unless the blocks that
+/// survived the last collection exceed what the last full one found live
+/// (old garbage may be among them): a loop `x <- a[]` of one result size
+/// alternates a minor and a full collection, with the same four results
+/// held at a collection as with full collections only.
 ///
 /// Page sizes: a process's first block takes 4 KiB pages and every later
 /// one huge pages. Huge pages are faulted in 512 times less often, but
@@ -112,8 +125,10 @@ pub mod blocks {
         /// Blocks handed out: reused from the pool, or newly mapped.
         pub reused: u64,
         pub mapped: u64,
-        /// Collections asked for by `collection_due`.
+        /// Collections asked for by `collection_due`, and how many of
+        /// them were full ones.
         pub collections: u64,
+        pub full_collections: u64,
         /// Bytes of blocks handed out and not given back, and in the pool.
         pub held: usize,
         pub pooled: usize,
@@ -124,9 +139,23 @@ pub mod blocks {
         /// first.
         pool: Vec<(usize, usize, bool)>,
         stats: Stats,
-        /// `held` just after the last collection (lowered whenever blocks
-        /// come back): what was still in use then.
+        /// `held` just after the last full collection (lowered whenever
+        /// blocks come back): what was still in use then.
         live: usize,
+        /// `held` just after the last collection of either kind (lowered
+        /// likewise): blocks that survived it are old to R's collector,
+        /// and only a full collection frees them.
+        survived: usize,
+    }
+
+    /// The collection `collection_kind` asks for.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Collection {
+        /// R's full collection (`R_gc`).
+        Full,
+        /// A collection of what was allocated since the last one
+        /// (`gc(full = FALSE)`).
+        Minor,
     }
 
     static STATE: Mutex<State> = Mutex::new(State {
@@ -135,10 +164,12 @@ pub mod blocks {
             reused: 0,
             mapped: 0,
             collections: 0,
+            full_collections: 0,
             held: 0,
             pooled: 0,
         },
         live: 0,
+        survived: 0,
     });
 
     fn state() -> std::sync::MutexGuard<'static, State> {
@@ -158,7 +189,7 @@ pub mod blocks {
     }
 
     /// The mapping length for `len` bytes of caller's memory.
-    fn mapping_len(len: usize) -> Option<usize> {
+    pub(super) fn mapping_len(len: usize) -> Option<usize> {
         let page = page_size();
         Some(len.checked_add(HEADER)?.div_ceil(page) * page)
     }
@@ -186,18 +217,35 @@ pub mod blocks {
     }
 
     /// Whether the caller should run the collector before taking the next
-    /// block: the blocks held have grown by the allowance since the last
-    /// collection (results that became garbage since are among them).
+    /// block: the blocks held have grown by the allowance beyond what the
+    /// last full collection found live (results that became garbage since
+    /// are among them).
     pub fn collection_due() -> bool {
         let s = state();
         let allowance = COLLECT_AFTER_BYTES.max(s.live / 2);
         s.stats.held.saturating_sub(s.live) >= allowance
     }
 
-    /// Note that a collection has run: what is still held is in use.
-    pub fn collected() {
+    /// Which collection a due one should be: minor unless more survived
+    /// the last collection than the last full one found live.
+    pub fn collection_kind() -> Collection {
+        let s = state();
+        if s.survived > s.live {
+            Collection::Full
+        } else {
+            Collection::Minor
+        }
+    }
+
+    /// Note that a collection of `kind` has run: what is still held
+    /// survived it, and after a full one is all in use.
+    pub fn collected(kind: Collection) {
         let mut s = state();
-        s.live = s.stats.held;
+        s.survived = s.stats.held;
+        if kind == Collection::Full {
+            s.live = s.stats.held;
+            s.stats.full_collections += 1;
+        }
         s.stats.collections += 1;
     }
 
@@ -281,6 +329,7 @@ pub mod blocks {
             let mut s = state();
             s.stats.held = s.stats.held.saturating_sub(size);
             s.live = s.live.min(s.stats.held);
+            s.survived = s.survived.min(s.stats.held);
         }
         if size > KEEP_MAX_BYTES {
             unmap(addr, size);
@@ -382,9 +431,11 @@ mod tests {
         unsafe { blocks::give(big) };
 
         // A collection is due once the blocks held grew by the allowance
-        // since the last one, and not again right after it.
-        blocks::collected();
+        // beyond what the last full one found live, and not right after it.
+        use blocks::Collection::{Full, Minor};
+        blocks::collected(Full);
         assert!(!blocks::collection_due());
+        assert_eq!(blocks::collection_kind(), Minor);
         let m = 64usize << 20;
         let mut held = Vec::new();
         while held.len() * m < blocks::COLLECT_AFTER_BYTES {
@@ -392,8 +443,15 @@ mod tests {
             held.push(blocks::take(m));
         }
         assert!(blocks::collection_due());
-        blocks::collected();
+        assert_eq!(blocks::collection_kind(), Minor);
+        // A minor collection that freed nothing: what survived it may be
+        // garbage only a full one frees, so it is due again, and full.
+        blocks::collected(Minor);
+        assert!(blocks::collection_due());
+        assert_eq!(blocks::collection_kind(), Full);
+        blocks::collected(Full);
         assert!(!blocks::collection_due());
+        assert_eq!(blocks::collection_kind(), Minor);
         // Blocks given back (by a collection R ran itself) lower what
         // counts as live: the allowance starts from there.
         for p in held.drain(..) {
@@ -404,8 +462,62 @@ mod tests {
             held.push(blocks::take(m));
         }
         assert!(blocks::collection_due());
-        for p in held {
+        for p in held.drain(..) {
             unsafe { blocks::give(p) };
+        }
+        blocks::collected(Full);
+
+        // A loop `x <- a[]` against a model of R's generational collector:
+        // a minor collection frees garbage that never survived one, a full
+        // one all garbage. At most four results are held when a
+        // collection runs, as with full collections only, and at most
+        // every other collection is full.
+        struct Result {
+            ptr: *mut u8,
+            old: bool,
+        }
+        let collect = |results: &mut Vec<Result>, kind| {
+            // The last result is the one the loop's variable holds.
+            let last = results.len() - 1;
+            let mut i = 0;
+            results.retain_mut(|r| {
+                let garbage = i != last;
+                i += 1;
+                if garbage && (kind == Full || !r.old) {
+                    unsafe { blocks::give(r.ptr) };
+                    false
+                } else {
+                    r.old = true;
+                    true
+                }
+            });
+            blocks::collected(kind);
+        };
+        let size = 128usize << 20;
+        let base = blocks::stats().held;
+        let mut results: Vec<Result> = Vec::new();
+        let (mut full, mut minor, mut most) = (0, 0, 0);
+        for _ in 0..60 {
+            if blocks::collection_due() {
+                let kind = blocks::collection_kind();
+                most = most.max(results.len());
+                collect(&mut results, kind);
+                if kind == Full {
+                    full += 1;
+                } else {
+                    minor += 1;
+                }
+            }
+            results.push(Result {
+                ptr: blocks::take(size),
+                old: false,
+            });
+        }
+        assert!(most <= 4, "{most} results held at a collection");
+        assert!(full >= 1 && full <= minor + 1, "{full} full, {minor} minor");
+        assert!(blocks::stats().held <= base + 5 * blocks::mapping_len(size).unwrap());
+        for r in results {
+            unsafe { blocks::give(r.ptr) };
         }
     }
 }

@@ -56,6 +56,13 @@ struct RAllocator {
 extern "C" {
     fn Rf_allocVector3(t: SEXPTYPE, n: isize, allocator: *mut RAllocator) -> extendr_ffi::SEXP;
     fn R_gc();
+    static R_FalseValue: extendr_ffi::SEXP;
+    fn Rf_lang4(
+        f: extendr_ffi::SEXP,
+        a: extendr_ffi::SEXP,
+        b: extendr_ffi::SEXP,
+        c: extendr_ffi::SEXP,
+    ) -> extendr_ffi::SEXP;
     // Declared in Rinternals.h; R_xlen_t is ptrdiff_t.
     fn SETLENGTH(x: extendr_ffi::SEXP, n: isize);
 }
@@ -87,6 +94,32 @@ unsafe extern "C" fn block_free(_: *mut RAllocator, ptr: *mut std::ffi::c_void) 
     let _ = ptr;
 }
 
+/// Runs R's collector. R's C API has a full collection only; a minor one
+/// is R's own `gc(full = FALSE)`, evaluated so that an error or an
+/// interrupt inside it cannot unwind through Rust (it then falls back to
+/// a full one).
+#[cfg(target_os = "linux")]
+fn collect(kind: crate::pages::blocks::Collection) {
+    use extendr_ffi::{R_BaseEnv, R_tryEvalSilent, Rf_install, Rf_protect, Rf_unprotect};
+    if kind == crate::pages::blocks::Collection::Minor {
+        let mut failed: std::ffi::c_int = 0;
+        // SAFETY: the call is protected while it is evaluated; nothing
+        // allocated by the caller is unprotected yet (R may collect at any
+        // allocation anyway); R_tryEvalSilent returns instead of jumping.
+        unsafe {
+            let f = R_FalseValue;
+            let call = Rf_protect(Rf_lang4(Rf_install(c"gc".as_ptr()), f, f, f));
+            R_tryEvalSilent(call, R_BaseEnv, &mut failed);
+            Rf_unprotect(1);
+        }
+        if failed == 0 {
+            return;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { R_gc() };
+}
+
 /// A numeric vector of `n` elements of `elt_size` bytes in memory of
 /// pages::blocks (reused across reads), or None where that does not apply:
 /// small vectors, strings, other systems, no memory. The contents are
@@ -104,10 +137,9 @@ fn alloc_large(sexptype: SEXPTYPE, n: usize, elt_size: usize) -> Option<Robj> {
         // R does not count these blocks towards its heap: collect when
         // they have grown enough since the last collection (pages.rs).
         if crate::pages::blocks::collection_due() {
-            // SAFETY: nothing allocated here is unprotected yet; R may
-            // collect at any allocation anyway.
-            unsafe { R_gc() };
-            crate::pages::blocks::collected();
+            let kind = crate::pages::blocks::collection_kind();
+            collect(kind);
+            crate::pages::blocks::collected(kind);
         }
         crate::pages::blocks::take(len)
     };
@@ -171,8 +203,9 @@ pub(super) fn with_r_buffer<T>(
 }
 
 /// Counts of the result blocks (pages.rs) so far: blocks reused from the
-/// pool and newly mapped, collections the package ran, bytes held by live
-/// or not yet collected results and bytes in the pool; and reads whose
+/// pool and newly mapped, collections the package ran (and how many were
+/// full ones), bytes held by live or not yet collected results and bytes
+/// in the pool; and reads whose
 /// requests went out before their collection (`fetched_first`). For tests and
 /// benchmarks; all zero where the blocks are not used.
 /// @noRd
@@ -187,16 +220,18 @@ fn rz_result_blocks() -> Robj {
             s.collections as f64,
             s.held as f64,
             s.pooled as f64,
+            s.full_collections as f64,
         ]
     };
     #[cfg(not(target_os = "linux"))]
-    let v = [0.0; 5];
+    let v = [0.0; 6];
     list!(
         reused = v[0],
         mapped = v[1],
         collections = v[2],
         held = v[3],
         pooled = v[4],
+        full_collections = v[5],
         fetched_first = crate::engine::fetches_taken_over() as f64
     )
     .into()
