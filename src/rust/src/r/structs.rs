@@ -60,7 +60,7 @@ pub(super) fn read(
                 v
             }
             FieldKind::Bytes(_) | FieldKind::Utf32(_) => {
-                let text = read_text_field(&recs, t.size, f);
+                let text = read_text_field(&recs, t.size, f, &what)?;
                 text.iter()
                     .map(|s| Rstr::from(s.as_str()))
                     .collect::<Strings>()
