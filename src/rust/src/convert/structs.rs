@@ -5,11 +5,10 @@
 //! for each of its elements in turn (R's dims: the selection's, then the
 //! field's), while a record stores its sub-array in C order.
 
-use super::materialize::{Lossy, Materialize, NaRule};
-use super::{encode_elements, RBuf, RBufMut, RBufPtr, Span};
+use super::materialize::NaRule;
+use super::{decode_elements, encode_elements, RBuf, RBufMut};
 use crate::dtype::fixed_text::{decode_bytes, decode_utf32, encode_utf32};
 use crate::dtype::structs::{Field, FieldKind};
-use crate::dtype::Endian;
 use crate::error::{Result, ZarrError};
 use crate::metadata::structs::to_order;
 
@@ -102,30 +101,14 @@ pub fn read_number_field(
             out.len()
         )));
     }
-    let fill = native_fill(f, fill);
-    let lossy = Lossy::default();
-    let dst = RBufPtr::from_mut(out, &[n]);
-    // SAFETY: one run of n elements in both buffers (checked above).
-    unsafe {
-        Materialize {
-            dtype: d,
-            fill: &fill,
-            na: NaRule::of(marks_na),
-            cf: None,
-        }
-        .read_into(
-            units.as_ptr(),
-            &[1],
-            &dst,
-            &[vec![Span {
-                src: 0,
-                dst: 0,
-                len: n,
-            }]],
-            &lossy,
-        )
-    };
-    Ok(lossy.warnings(&format!("{what}, field '{}'", f.name)))
+    decode_elements(
+        &units,
+        d,
+        &native_fill(f, fill),
+        NaRule::of(marks_na),
+        out,
+        &format!("{what}, field '{}'", f.name),
+    )
 }
 
 /// Text field `f` of `records`, in the column's order, by the rules of
@@ -255,6 +238,7 @@ mod tests {
     use super::*;
     use crate::dtype::structs::StructType;
     use crate::dtype::DataType;
+    use crate::dtype::Endian;
     use serde_json::json;
 
     #[test]
