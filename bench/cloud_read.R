@@ -87,34 +87,25 @@ if (any(grepl("^s", settings)) && !nzchar(s3_memory))
 names(server_delay) <- names(server_link) <- settings
 key <- "testing"
 
-free_port <- function() {
-  repeat {
-    port <- sample(20000:60000, 1L)
-    s <- tryCatch(serverSocket(port), error = function(e) NULL)
-    if (!is.null(s)) {
-      close(s)
-      return(port)
-    }
-  }
+# Servers start as the test suite starts them (free_port() in
+# tests/testthat/helper-s3.R, wait_for_port() in helper-azure.R).
+for (h in c("helper-s3.R", "helper-azure.R")) {
+  sys.source(file.path(repo, "tests", "testthat", h), envir = globalenv())
 }
 
 start <- function(cmd, args) {
-  port <- free_port()
-  # To a file: a pipe nobody reads fills with the server's request log and
-  # stalls it.
-  p <- processx::process$new(cmd, c(args(port)), stdout = tempfile("cloud-bench-", fileext = ".log"),
-                             stderr = "2>&1",
-                             env = c("current", LD_LIBRARY_PATH = ""), cleanup = TRUE)
-  for (i in 1:300) {
-    con <- suppressWarnings(tryCatch(socketConnection("127.0.0.1", port, timeout = 1, open = "r+b"),
-                                     error = function(e) NULL))
-    if (!is.null(con)) {
-      close(con)
+  for (attempt in 1:3) {
+    port <- free_port()
+    # To a file: a pipe nobody reads fills with the server's request log and
+    # stalls it.
+    log <- tempfile("cloud-bench-", fileext = ".log")
+    p <- processx::process$new(cmd, c(args(port)), stdout = log, stderr = "2>&1",
+                               env = c("current", LD_LIBRARY_PATH = ""), cleanup = TRUE)
+    if (wait_for_port(p, port, log, cmd)) {
       return(list(process = p, port = port, endpoint = sprintf("http://127.0.0.1:%d", port)))
     }
-    Sys.sleep(0.1)
   }
-  stop("cannot start ", cmd)
+  stop("cannot start ", cmd, " (its port was taken three times)")
 }
 
 http <- function(port, method, path) {

@@ -11,6 +11,7 @@
 
 use super::registry::{CodecSpec, Kind, Param};
 use super::Mode;
+use crate::dtype::fixed_text::{decode_bytes, decode_utf32, encode_utf32};
 use crate::dtype::numpy::TypeStr;
 use crate::dtype::Endian;
 use crate::error::{Result, ZarrError};
@@ -151,19 +152,16 @@ impl FixedString {
                         self.numpy_dtype()
                     ))
                 })?,
-                None => {
-                    let end = elem.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-                    // Bytes that are not UTF-8 are valid NumPy data, but not
-                    // text an R string can be made of here.
-                    std::str::from_utf8(&elem[..end])
-                        .map_err(|e| {
-                            ZarrError::Unsupported(format!(
-                                "{what}: element {i} of dtype {} is not UTF-8 text ({e}); only UTF-8 bytes can be read as strings",
-                                self.numpy_dtype()
-                            ))
-                        })?
-                        .to_owned()
-                }
+                // Bytes that are not UTF-8 are valid NumPy data, but not
+                // text an R string can be made of here.
+                None => decode_bytes(elem)
+                    .map_err(|e| {
+                        ZarrError::Unsupported(format!(
+                            "{what}: element {i} of dtype {} is not UTF-8 text ({e}); only UTF-8 bytes can be read as strings",
+                            self.numpy_dtype()
+                        ))
+                    })?
+                    .to_owned(),
             });
         }
         Ok(out)
@@ -180,34 +178,12 @@ impl FixedString {
                 return Err(ZarrError::Type(why));
             }
             match self.utf32 {
-                Some(endian) => {
-                    for (c, unit) in s.chars().zip(elem.chunks_exact_mut(4)) {
-                        let c = c as u32;
-                        unit.copy_from_slice(&match endian {
-                            Endian::Little => c.to_le_bytes(),
-                            Endian::Big => c.to_be_bytes(),
-                        });
-                    }
-                }
+                Some(endian) => encode_utf32(s, endian, elem),
                 None => elem[..s.len()].copy_from_slice(s.as_bytes()),
             }
         }
         Ok(out)
     }
-}
-
-/// One `U` element -> its text without the trailing NULs; the offending
-/// code unit when one is not a Unicode scalar value.
-fn decode_utf32(elem: &[u8], endian: Endian) -> std::result::Result<String, u32> {
-    let units = elem.chunks_exact(4).map(|b| {
-        let b = [b[0], b[1], b[2], b[3]];
-        match endian {
-            Endian::Little => u32::from_le_bytes(b),
-            Endian::Big => u32::from_be_bytes(b),
-        }
-    });
-    let n = units.clone().rposition(|u| u != 0).map_or(0, |p| p + 1);
-    units.take(n).map(|u| char::from_u32(u).ok_or(u)).collect()
 }
 
 #[cfg(test)]

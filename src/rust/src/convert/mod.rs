@@ -157,6 +157,16 @@ pub fn column_major_strides(shape: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// One run of `n` elements from the start of one buffer to the start of
+/// another, in a one-dimensional copy.
+fn one_run(n: usize) -> [Vec<Span>; 1] {
+    [vec![Span {
+        src: 0,
+        dst: 0,
+        len: n,
+    }]]
+}
+
 /// R values, in their memory order, -> native-endian elements of `dtype`
 /// (NA becomes the fill value). `what` names the data in errors.
 pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) -> Result<Vec<u8>> {
@@ -164,34 +174,25 @@ pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) ->
     let n = data.len();
     let mut out = vec![0u8; n * dtype.size()];
     let src = RBufPtr::from_ref(data, &[n]);
-    // SAFETY: one run of n elements, inside both buffers.
-    unsafe {
-        Materialize {
-            dtype,
-            fill,
-            na: NaRule::Fill,
-            cf: None,
-        }
-        .write_from(
-            &src,
-            out.as_mut_ptr(),
-            &[1],
-            &[vec![Span {
-                src: 0,
-                dst: 0,
-                len: n,
-            }]],
-        )
+    let rules = Materialize {
+        dtype,
+        fill,
+        na: NaRule::Fill,
+        cf: None,
     };
+    // SAFETY: one run of n elements, inside both buffers.
+    unsafe { rules.write_from(&src, out.as_mut_ptr(), &[1], &one_run(n)) };
     Ok(out)
 }
 
-/// Native-endian elements of `dtype` -> an R buffer of as many elements
-/// (the fill value becomes NA). Returns warnings about inexact values.
+/// Native-endian elements of `dtype` -> an R buffer of as many elements,
+/// elements that `na` marks (with `fill`) becoming NA. Returns warnings
+/// about inexact values, naming `what`.
 pub fn decode_elements(
     bytes: &[u8],
     dtype: DataType,
     fill: &[u8],
+    na: NaRule,
     out: &mut RBufMut,
     what: &str,
 ) -> Result<Vec<String>> {
@@ -205,26 +206,14 @@ pub fn decode_elements(
     }
     let lossy = Lossy::default();
     let dst = RBufPtr::from_mut(out, &[n]);
-    // SAFETY: one run of n elements; the length was checked above.
-    unsafe {
-        Materialize {
-            dtype,
-            fill,
-            na: NaRule::Fill,
-            cf: None,
-        }
-        .read_into(
-            bytes.as_ptr(),
-            &[1],
-            &dst,
-            &[vec![Span {
-                src: 0,
-                dst: 0,
-                len: n,
-            }]],
-            &lossy,
-        )
+    let rules = Materialize {
+        dtype,
+        fill,
+        na,
+        cf: None,
     };
+    // SAFETY: one run of n elements; the length was checked above.
+    unsafe { rules.read_into(bytes.as_ptr(), &[1], &dst, &one_run(n), &lossy) };
     Ok(lossy.warnings(what))
 }
 

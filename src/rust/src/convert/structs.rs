@@ -5,10 +5,10 @@
 //! for each of its elements in turn (R's dims: the selection's, then the
 //! field's), while a record stores its sub-array in C order.
 
-use super::materialize::{Lossy, Materialize, NaRule};
-use super::{encode_elements, RBuf, RBufMut, RBufPtr, Span};
+use super::materialize::NaRule;
+use super::{decode_elements, encode_elements, RBuf, RBufMut};
+use crate::dtype::fixed_text::{decode_bytes, decode_utf32, encode_utf32};
 use crate::dtype::structs::{Field, FieldKind};
-use crate::dtype::Endian;
 use crate::error::{Result, ZarrError};
 use crate::metadata::structs::to_order;
 
@@ -68,7 +68,7 @@ fn set_field_units(records: &mut [u8], record: usize, f: &Field, units: &[u8]) {
 fn native_fill(f: &Field, fill: &[u8]) -> Vec<u8> {
     let mut b = fill[f.offset..f.offset + f.kind.size()].to_vec();
     if let FieldKind::Number(d) = f.kind {
-        to_order(&mut b, d, f.endian.unwrap_or(Endian::native()));
+        to_order(&mut b, d, f.order());
     }
     b
 }
@@ -92,7 +92,7 @@ pub fn read_number_field(
         )));
     };
     let mut units = field_units(records, record, f);
-    to_order(&mut units, d, f.endian.unwrap_or(Endian::native()));
+    to_order(&mut units, d, f.order());
     let n = units.len() / d.size();
     if out.len() != n {
         return Err(ZarrError::Type(format!(
@@ -101,68 +101,53 @@ pub fn read_number_field(
             out.len()
         )));
     }
-    let fill = native_fill(f, fill);
-    let lossy = Lossy::default();
-    let dst = RBufPtr::from_mut(out, &[n]);
-    // SAFETY: one run of n elements in both buffers (checked above).
-    unsafe {
-        Materialize {
-            dtype: d,
-            fill: &fill,
-            na: NaRule::of(marks_na),
-            cf: None,
-        }
-        .read_into(
-            units.as_ptr(),
-            &[1],
-            &dst,
-            &[vec![Span {
-                src: 0,
-                dst: 0,
-                len: n,
-            }]],
-            &lossy,
-        )
-    };
-    Ok(lossy.warnings(&format!("{what}, field '{}'", f.name)))
+    decode_elements(
+        &units,
+        d,
+        &native_fill(f, fill),
+        NaRule::of(marks_na),
+        out,
+        &format!("{what}, field '{}'", f.name),
+    )
 }
 
-/// Text field `f` of `records`, in the column's order. Trailing NULs are
-/// padding (NumPy's rule); `S` bytes are read as UTF-8.
-pub fn read_text_field(records: &[u8], record: usize, f: &Field) -> Vec<String> {
+/// Text field `f` of `records`, in the column's order, by the rules of
+/// `dtype::fixed_text` (as the fixed-width string codec reads): trailing
+/// NULs are padding, `S` bytes must be UTF-8 and `U` code units Unicode
+/// scalar values, else the error names the field and the element.
+pub fn read_text_field(
+    records: &[u8],
+    record: usize,
+    f: &Field,
+    what: &str,
+) -> Result<Vec<String>> {
     let units = field_units(records, record, f);
-    let big = f.endian == Some(Endian::Big);
-    match f.kind {
-        FieldKind::Bytes(n) => units
-            .chunks_exact(n)
-            .map(|b| {
-                let end = b.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-                String::from_utf8_lossy(&b[..end]).into_owned()
-            })
-            .collect(),
-        FieldKind::Utf32(n) => units
-            .chunks_exact(4 * n)
-            .map(|b| {
-                let cps: Vec<u32> = b
-                    .chunks_exact(4)
-                    .map(|c| {
-                        let c = [c[0], c[1], c[2], c[3]];
-                        if big {
-                            u32::from_be_bytes(c)
-                        } else {
-                            u32::from_le_bytes(c)
-                        }
-                    })
-                    .collect();
-                let end = cps.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-                cps[..end]
-                    .iter()
-                    .map(|&u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
-                    .collect()
-            })
-            .collect(),
-        FieldKind::Number(_) => Vec::new(),
+    let size = f.kind.size();
+    let text = |(i, elem): (usize, &[u8])| {
+        match f.kind {
+        FieldKind::Bytes(_) => decode_bytes(elem).map(str::to_owned).map_err(|e| {
+            ZarrError::Unsupported(format!(
+                "{what}: element {i} of field '{}' is not UTF-8 text ({e}); only UTF-8 bytes can be read as strings",
+                f.name
+            ))
+        }),
+        FieldKind::Utf32(_) => decode_utf32(elem, f.order()).map_err(|cp| {
+            ZarrError::CorruptChunk(format!(
+                "{what}: element {i} of field '{}' holds 0x{cp:X}, which is not a Unicode scalar value",
+                f.name
+            ))
+        }),
+        FieldKind::Number(_) => Err(ZarrError::Type(format!(
+            "{what}: field '{}' holds numbers, not text",
+            f.name
+        ))),
     }
+    };
+    units
+        .chunks_exact(size.max(1))
+        .enumerate()
+        .map(text)
+        .collect()
 }
 
 /// Numeric R data -> field `f` of `records` (NA becomes the field's fill
@@ -191,7 +176,7 @@ pub fn write_number_field(
     }
     let what = format!("{what}, field '{}'", f.name);
     let mut units = encode_elements(data, d, &native_fill(f, fill), &what)?;
-    to_order(&mut units, d, f.endian.unwrap_or(Endian::native()));
+    to_order(&mut units, d, f.order());
     set_field_units(records, record, f, &units);
     Ok(())
 }
@@ -214,7 +199,6 @@ pub fn write_text_field(
         )));
     }
     let es = f.kind.size();
-    let big = f.endian == Some(Endian::Big);
     let mut units = vec![0u8; want * es];
     for (s, out) in data.iter().zip(units.chunks_exact_mut(es)) {
         let s = s.unwrap_or("");
@@ -235,14 +219,7 @@ pub fn write_text_field(
                 if s.chars().count() > n {
                     return Err(too_long(n, "characters"));
                 }
-                for (c, o) in s.chars().zip(out.chunks_exact_mut(4)) {
-                    let u = u32::from(c);
-                    o.copy_from_slice(&if big {
-                        u.to_be_bytes()
-                    } else {
-                        u.to_le_bytes()
-                    });
-                }
+                encode_utf32(s, f.order(), out);
             }
             FieldKind::Number(_) => {
                 return Err(ZarrError::Type(format!(
@@ -261,6 +238,7 @@ mod tests {
     use super::*;
     use crate::dtype::structs::StructType;
     use crate::dtype::DataType;
+    use crate::dtype::Endian;
     use serde_json::json;
 
     #[test]
@@ -365,9 +343,45 @@ mod tests {
         write_text_field(&mut records, 11, u, &[Some("\u{e9}t"), Some("")], "x").unwrap();
         assert_eq!(&records[..3], b"ab\0");
         assert_eq!(&records[3..11], &[0, 0, 0, 0xe9, 0, 0, 0, b't']);
-        assert_eq!(read_text_field(&records, 11, s), ["ab", ""]);
-        assert_eq!(read_text_field(&records, 11, u), ["\u{e9}t", ""]);
+        assert_eq!(read_text_field(&records, 11, s, "x").unwrap(), ["ab", ""]);
+        assert_eq!(
+            read_text_field(&records, 11, u, "x").unwrap(),
+            ["\u{e9}t", ""]
+        );
         let e = write_text_field(&mut records, 11, s, &[Some("abcd"), None], "arr").unwrap_err();
         assert!(e.to_string().contains("field 's'"), "{e}");
+    }
+
+    #[test]
+    fn text_fields_that_are_not_text_are_errors_naming_the_field_and_element() {
+        let mut t = StructType::from_v2(&json!([["s", "|S2"], ["u", ">U2"]])).unwrap();
+        t.fields.iter_mut().for_each(|f| {
+            f.endian.get_or_insert(Endian::Little);
+        });
+        let (s, u) = (t.field("s").unwrap(), t.field("u").unwrap());
+        // Two records; the second's s is not UTF-8, its u a surrogate
+        // after a NUL that is text, not padding.
+        let mut records = vec![0u8; 2 * 10];
+        write_text_field(&mut records, 10, s, &[Some("ok"), None], "x").unwrap();
+        write_text_field(&mut records, 10, u, &[Some("a\0"), Some("b")], "x").unwrap();
+        assert_eq!(read_text_field(&records, 10, u, "x").unwrap(), ["a", "b"]);
+        records[10..12].copy_from_slice(&[0xff, 0xfe]);
+        records[12..16].copy_from_slice(&0u32.to_be_bytes());
+        records[16..20].copy_from_slice(&0xD800u32.to_be_bytes());
+        let e = read_text_field(&records, 10, s, "array '/r'").unwrap_err();
+        assert_eq!(e.kind(), "unsupported");
+        assert!(
+            e.message().contains("array '/r'") && e.message().contains("element 1 of field 's'"),
+            "{e}"
+        );
+        let e = read_text_field(&records, 10, u, "array '/r'").unwrap_err();
+        assert_eq!(e.kind(), "corrupt_chunk");
+        assert!(
+            e.message().contains("element 1 of field 'u' holds 0xD800"),
+            "{e}"
+        );
+        // A NUL inside the text stays, as NumPy reads it.
+        write_text_field(&mut records, 10, u, &[Some("\0e"), Some("c")], "x").unwrap();
+        assert_eq!(read_text_field(&records, 10, u, "x").unwrap(), ["\0e", "c"]);
     }
 }

@@ -25,6 +25,7 @@ fn elements_round_trip_with_na_as_fill() {
         &bytes,
         DataType::Int16,
         &fill,
+        NaRule::Fill,
         &mut RBufMut::Integer(&mut out),
         "x",
     )
@@ -34,11 +35,23 @@ fn elements_round_trip_with_na_as_fill() {
         &bytes[..5],
         DataType::Int16,
         &fill,
+        NaRule::Fill,
         &mut RBufMut::Integer(&mut out),
         "x",
     )
     .unwrap_err();
     assert_eq!(e.kind(), "corrupt_chunk");
+    // Without a missing-value marker the fill value reads as itself.
+    decode_elements(
+        &bytes,
+        DataType::Int16,
+        &fill,
+        NaRule::Never,
+        &mut RBufMut::Integer(&mut out),
+        "x",
+    )
+    .unwrap();
+    assert_eq!(out, vec![5, -1, -3]);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use crate::error::{Result, ZarrError};
 
 mod endian;
+pub mod fixed_text;
 pub mod numpy;
 pub mod structs;
 

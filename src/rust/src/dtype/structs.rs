@@ -68,6 +68,12 @@ impl Field {
     pub fn size(&self) -> usize {
         self.count() * self.kind.size()
     }
+
+    /// The byte order of the field's elements: its own, else the
+    /// machine's (metadata gives every field of an array one).
+    pub fn order(&self) -> Endian {
+        self.endian.unwrap_or(Endian::native())
+    }
 }
 
 /// A record type: its leaf fields and its size in bytes.

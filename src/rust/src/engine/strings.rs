@@ -10,7 +10,7 @@ use crate::error::{try_vec, Result, ZarrError};
 use crate::fill::NA_TEXT;
 use crate::pool::{collect_tasks, run_tasks};
 use crate::selection::{DimChunk, Selection};
-use crate::store::ByteRange;
+use crate::store::{ByteRange, StoreKey};
 
 /// The longest string R can hold, in bytes (R's CHARSXP length is an int).
 const R_MAX_STRING_BYTES: usize = i32::MAX as usize;
@@ -34,6 +34,27 @@ fn check_r_strings(strings: &[String], what: &str, max_bytes: usize) -> Result<(
 }
 
 impl Array {
+    /// The strings of the chunk stored at `key` (named `what` in errors),
+    /// in the chunk's C order; None where it is missing.
+    fn stored_strings(
+        &self,
+        key: &StoreKey,
+        what: &str,
+        cshape: &[usize],
+        opts: IoOptions,
+        warnings: &Warnings,
+    ) -> Result<Option<Vec<String>>> {
+        let Some(raw) = self
+            .store
+            .get(key, ByteRange::All)
+            .map_err(|e| e.context(what))?
+        else {
+            return Ok(None);
+        };
+        let ctx = opts.context(warnings, what);
+        self.chain.decode_strings(raw, cshape, &ctx).map(Some)
+    }
+
     pub(super) fn fill_string(&self) -> Result<String> {
         String::from_utf8(self.meta.fill_value.bytes.clone()).map_err(|_| {
             ZarrError::Metadata(format!("{}: the fill value is not UTF-8", self.what()))
@@ -105,19 +126,10 @@ impl Array {
             let idx = chunk_index(c);
             let key = self.chunk_key(&idx);
             let what = self.chunk_what(&key);
-            let decoded = match self
-                .store
-                .get(&key, ByteRange::All)
-                .map_err(|e| e.context(&what))?
-            {
-                None => None,
-                Some(raw) => {
-                    let ctx = opts.context(&warnings, &what);
-                    let strings = self.chain.decode_strings(raw, &cshape, &ctx)?;
-                    check_r_strings(&strings, &what, R_MAX_STRING_BYTES)?;
-                    Some(strings)
-                }
-            };
+            let decoded = self.stored_strings(&key, &what, &cshape, opts, &warnings)?;
+            if let Some(strings) = &decoded {
+                check_r_strings(strings, &what, R_MAX_STRING_BYTES)?;
+            }
             let spans: Vec<Vec<Span>> = read_spans(c, None);
             let k = *k as u32;
             // SAFETY: as in `scatter`: disjoint output elements per chunk.
@@ -205,17 +217,7 @@ impl Array {
             let what = self.chunk_what(&key);
             let mut buf = match self.covers_chunk(c, &idx) {
                 true => None,
-                false => match self
-                    .store
-                    .get(&key, ByteRange::All)
-                    .map_err(|e| e.context(&what))?
-                {
-                    None => None,
-                    Some(raw) => {
-                        let ctx = opts.context(&warnings, &what);
-                        Some(self.chain.decode_strings(raw, &cshape, &ctx)?)
-                    }
-                },
+                false => self.stored_strings(&key, &what, &cshape, opts, &warnings)?,
             }
             .unwrap_or_else(|| vec![fill.clone(); cn]);
             // Which data element lands on each chunk element (MAX: none).

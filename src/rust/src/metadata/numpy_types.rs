@@ -213,11 +213,17 @@ pub fn restore(a: &ArrayMetadata, fill: &Value) -> Option<(Value, Value, Vec<Val
         ("numpy.datetime64" | "numpy.timedelta64", v) if v.as_i64() == Some(NAT) => {
             Value::from("NaT")
         }
-        // A struct's fill: the object of its fields' values.
-        _ if matches!(a.data_type, DataType::Record(_)) => match super::structs::layout(a) {
-            Ok(Some(t)) => super::structs::fill_json(&t, &a.fill_value.bytes),
-            _ => fill.clone(),
-        },
+        // A struct's fill: the object of its fields' values; the record's
+        // bytes in base64 (as v2 writes it, also read) where a text field
+        // holds what JSON text cannot.
+        _ if matches!(a.data_type, DataType::Record(_)) => super::structs::layout(a)
+            .and_then(|t| {
+                t.map(|t| super::structs::fill_json(&t, &a.fill_value.bytes))
+                    .transpose()
+            })
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| fill.clone()),
         (_, v) => v.clone(),
     };
     Some((written.clone(), fill, to_bytes(&a.codecs)))

@@ -13,6 +13,7 @@
 
 use super::numpy_types::{Mapped, WRITTEN};
 use super::ArrayMetadata;
+use crate::dtype::fixed_text::{decode_utf32, encode_utf32, trim_nuls};
 use crate::dtype::structs::{Field, FieldKind, StructType};
 use crate::dtype::{DataType, Endian};
 use crate::error::{Result, ZarrError};
@@ -153,7 +154,7 @@ fn field_fill(f: &Field, v: &Value, out: &mut [u8]) -> Result<()> {
             let mut b = FillValue::parse(&v, d)
                 .map_err(|e| e.context(&format!("field '{}'", f.name)))?
                 .bytes;
-            to_order(&mut b, d, f.endian.unwrap_or(Endian::native()));
+            to_order(&mut b, d, f.order());
             b
         }
         FieldKind::Bytes(n) => {
@@ -167,19 +168,11 @@ fn field_fill(f: &Field, v: &Value, out: &mut [u8]) -> Result<()> {
         }
         FieldKind::Utf32(n) => {
             let s = v.as_str().ok_or_else(|| what("a string"))?;
-            let units: Vec<u32> = s.chars().map(u32::from).collect();
-            if units.len() > n {
+            if s.chars().count() > n {
                 return Err(what(&format!("at most {n} characters")));
             }
-            let big = f.endian == Some(Endian::Big);
-            let mut b = Vec::with_capacity(4 * n);
-            for u in units.into_iter().chain(std::iter::repeat(0)).take(n) {
-                b.extend(if big {
-                    u.to_be_bytes()
-                } else {
-                    u.to_le_bytes()
-                });
-            }
+            let mut b = vec![0; 4 * n];
+            encode_utf32(s, f.order(), &mut b);
             b
         }
     };
@@ -203,38 +196,25 @@ pub fn to_order(bytes: &mut [u8], d: DataType, endian: Endian) {
 }
 
 /// The v3 fill value object of a record's bytes (nested objects for
-/// nested structs).
-pub fn fill_json(t: &StructType, bytes: &[u8]) -> Value {
+/// nested structs); an error naming the field when a text field's bytes
+/// are not text (`dtype::fixed_text` rules).
+pub fn fill_json(t: &StructType, bytes: &[u8]) -> Result<Value> {
     let mut root = Map::new();
     for f in &t.fields {
         let b = &bytes[f.offset..f.offset + f.kind.size()];
         let v = match f.kind {
             FieldKind::Number(d) => {
                 let mut b = b.to_vec();
-                to_order(&mut b, d, f.endian.unwrap_or(Endian::native()));
+                to_order(&mut b, d, f.order());
                 FillValue { bytes: b }.to_json(d)
             }
-            FieldKind::Bytes(_) => {
-                let end = b.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-                Value::from(base64_text(&b[..end]))
-            }
-            FieldKind::Utf32(_) => {
-                let big = f.endian == Some(Endian::Big);
-                let text: String = b
-                    .chunks_exact(4)
-                    .map(|c| {
-                        let c = [c[0], c[1], c[2], c[3]];
-                        if big {
-                            u32::from_be_bytes(c)
-                        } else {
-                            u32::from_le_bytes(c)
-                        }
-                    })
-                    .take_while(|&u| u != 0)
-                    .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
-                    .collect();
-                Value::from(text)
-            }
+            FieldKind::Bytes(_) => Value::from(base64_text(trim_nuls(b))),
+            FieldKind::Utf32(_) => Value::from(decode_utf32(b, f.order()).map_err(|cp| {
+                bad(format!(
+                    "field '{}' holds 0x{cp:X}, which is not a Unicode scalar value",
+                    f.name
+                ))
+            })?),
         };
         let mut at = &mut root;
         let (last, outer) = f.path.split_last().expect("a field has a name");
@@ -247,7 +227,7 @@ pub fn fill_json(t: &StructType, bytes: &[u8]) -> Value {
         }
         at.insert(last.clone(), v);
     }
-    Value::Object(root)
+    Ok(Value::Object(root))
 }
 
 #[cfg(test)]
@@ -290,7 +270,7 @@ mod tests {
             assert_eq!(&bytes[12..15], b"ab\0");
             assert_eq!(bytes[15], if endian == Endian::Little { b'h' } else { 0 });
             let t = resolve(StructType::from_v3(Some(&v3_type())).unwrap(), endian);
-            let mut back = fill_json(&t, &bytes);
+            let mut back = fill_json(&t, &bytes).unwrap();
             assert_eq!(back["t"], json!(i64::MIN));
             back["t"] = json!("NaT");
             assert_eq!(back, fill);
@@ -302,7 +282,7 @@ mod tests {
         let dt = json!([["a", "<i4"], ["b", ">f8"]]);
         let (t, fill) = map_v2(&dt, &json!("BwAAAD/4AAAAAAAA")).unwrap();
         let b = fill.unwrap().bytes;
-        assert_eq!(fill_json(&t, &b), json!({"a": 7, "b": 1.5}));
+        assert_eq!(fill_json(&t, &b).unwrap(), json!({"a": 7, "b": 1.5}));
         assert_eq!(map_v2(&dt, &Value::Null).unwrap().1, None);
         let (_, listed) = map_v2(&dt, &json!([7, 1.5])).unwrap();
         assert_eq!(listed.unwrap().bytes, b);
@@ -312,5 +292,21 @@ mod tests {
         }
         let e = map_v2(&dt, &json!({"a": 1, "b": "x"})).unwrap_err();
         assert!(e.to_string().contains("'b'"), "{e}");
+    }
+
+    #[test]
+    fn text_fill_values_keep_inner_nuls_and_refuse_what_is_not_text() {
+        let dt = json!([["u", "<U3"], ["s", "|S3"]]);
+        let (t, fill) = map_v2(&dt, &json!(["a\0b", "YQBi"])).unwrap();
+        let mut b = fill.unwrap().bytes;
+        // NumPy's rule: only trailing NULs are padding.
+        assert_eq!(
+            fill_json(&t, &b).unwrap(),
+            json!({"u": "a\0b", "s": "YQBi"})
+        );
+        b[4..8].copy_from_slice(&0xDC00u32.to_le_bytes());
+        let e = fill_json(&t, &b).unwrap_err();
+        assert_eq!(e.kind(), "metadata");
+        assert!(e.to_string().contains("field 'u' holds 0xDC00"), "{e}");
     }
 }

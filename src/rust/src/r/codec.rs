@@ -42,7 +42,14 @@ fn rz_bytes_decode(data: Raw, dtype: &str, fill_json: &str, endian: &str, bit64:
         let rtype = dtype.r_type(bit64);
         let mut out = alloc_r_vector(rtype, bytes.len() / dtype.size());
         let w = with_r_buffer(&mut out, rtype, |buf| {
-            decode_elements(&bytes, dtype, &fill.bytes, buf, "codec 'bytes'")
+            decode_elements(
+                &bytes,
+                dtype,
+                &fill.bytes,
+                NaRule::Fill,
+                buf,
+                "codec 'bytes'",
+            )
         })?;
         Ok(with_warnings(out, w))
     })

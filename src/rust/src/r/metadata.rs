@@ -14,18 +14,26 @@ use super::*;
 fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
     guard(|| {
         let (node, doc) = crate::metadata::canonical(json.as_bytes(), for_r)?;
-        if let (true, NodeMetadata::Array(m)) = (check_codecs, &node) {
-            crate::codec::CodecChain::from_json(
-                &m.codecs,
-                m.data_type,
-                &m.fill_value.bytes,
-                m.shape.len(),
-            )?;
+        if check_codecs {
+            check_array_codecs(&node)?;
         }
         Ok(serde_json::to_string_pretty(&doc)
             .map_err(ZarrError::from)?
             .into())
     })
+}
+
+/// Refuse an array whose codecs cannot be built for its data type.
+fn check_array_codecs(node: &NodeMetadata) -> Result<()> {
+    if let NodeMetadata::Array(m) = node {
+        crate::codec::CodecChain::from_json(
+            &m.codecs,
+            m.data_type,
+            &m.fill_value.bytes,
+            m.shape.len(),
+        )?;
+    }
+    Ok(())
 }
 
 /// The documents that store a node given in R form: a character vector
@@ -35,14 +43,7 @@ fn rz_metadata_normalize(json: &str, check_codecs: bool, for_r: bool) -> Robj {
 fn rz_metadata_documents(json: &str) -> Robj {
     guard(|| {
         let node = crate::metadata::parse_r_form(json.as_bytes())?;
-        if let NodeMetadata::Array(m) = &node {
-            crate::codec::CodecChain::from_json(
-                &m.codecs,
-                m.data_type,
-                &m.fill_value.bytes,
-                m.shape.len(),
-            )?;
-        }
+        check_array_codecs(&node)?;
         let docs = crate::metadata::documents(&node)?;
         let texts: Vec<String> = docs
             .iter()

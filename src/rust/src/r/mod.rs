@@ -4,7 +4,7 @@
 //! condition (`zarr_error_<kind>`). Nothing here holds logic of its own.
 
 use crate::codec::{bytes_codec_from_json, CodecContext, Warnings};
-use crate::convert::{decode_elements, encode_elements, RBuf, RBufMut};
+use crate::convert::{decode_elements, encode_elements, NaRule, RBuf, RBufMut};
 use crate::dtype::Endian;
 use crate::dtype::{DataType, RType};
 use crate::engine::{Array, IoOptions};

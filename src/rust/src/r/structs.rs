@@ -25,6 +25,26 @@ fn records(n: usize, size: usize, what: &str) -> Result<Vec<u8>> {
     Ok(v)
 }
 
+/// The stored records of `sel` (`size` bytes each) and the read's warnings.
+fn read_records(
+    a: &Array,
+    sel: &Selection,
+    size: usize,
+    opts: IoOptions,
+    what: &str,
+) -> Result<(Vec<u8>, Vec<String>)> {
+    let mut recs = records(sel.num_elements(), size, what)?;
+    let warnings = a.read(
+        sel,
+        &mut RBufMut::Raw {
+            bytes: &mut recs,
+            size,
+        },
+        opts,
+    )?;
+    Ok((recs, warnings))
+}
+
 pub(super) fn read(
     a: &Array,
     t: &StructType,
@@ -36,15 +56,7 @@ pub(super) fn read(
 ) -> Result<Robj> {
     let what = a.what();
     let n = sel.num_elements();
-    let mut recs = records(n, t.size, &what)?;
-    let mut warnings = a.read(
-        sel,
-        &mut RBufMut::Raw {
-            bytes: &mut recs,
-            size: t.size,
-        },
-        opts,
-    )?;
+    let (recs, mut warnings) = read_records(a, sel, t.size, opts, &what)?;
     let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
     let fill = &a.meta.fill_value.bytes;
     let mut columns = Vec::with_capacity(t.fields.len());
@@ -60,7 +72,7 @@ pub(super) fn read(
                 v
             }
             FieldKind::Bytes(_) | FieldKind::Utf32(_) => {
-                let text = read_text_field(&recs, t.size, f);
+                let text = read_text_field(&recs, t.size, f, &what)?;
                 text.iter()
                     .map(|s| Rstr::from(s.as_str()))
                     .collect::<Strings>()
@@ -114,23 +126,16 @@ pub(super) fn write(
             )));
         }
     }
-    let n = sel.num_elements();
-    let mut recs = records(n, t.size, &what)?;
     // Fields left out keep what is stored.
-    if t.fields
+    let mut recs = if t
+        .fields
         .iter()
-        .any(|f| !given.iter().any(|(g, _)| *g == f.name))
+        .all(|f| given.iter().any(|(g, _)| *g == f.name))
     {
-        sel.check(&a.meta.shape, &what)?;
-        a.read(
-            sel,
-            &mut RBufMut::Raw {
-                bytes: &mut recs,
-                size: t.size,
-            },
-            opts,
-        )?;
-    }
+        records(sel.num_elements(), t.size, &what)?
+    } else {
+        read_records(a, sel, t.size, opts, &what)?.0
+    };
     let fill = &a.meta.fill_value.bytes;
     for (name, col) in &given {
         let f = t.field(name).expect("checked above");

@@ -20,8 +20,10 @@ use super::{
 use crate::error::{Result, ZarrError};
 use std::sync::Arc;
 
-/// Changing values: what `Store::as_writable()` offers, the one way in
-/// (a store opened read-only implements it but answers None there).
+/// Changing values: what `Store::as_writable()` offers. A store opened
+/// read-only answers None there, and refuses these calls made on it
+/// straight (`refuse_if_read_only`); a store that can never write (HTTP,
+/// references) does not implement them.
 pub trait Writes: Send + Sync {
     /// Store `value` at `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()>;
@@ -157,6 +159,21 @@ pub fn writable<'s, S: Store + ?Sized>(
     store
         .as_writable()
         .ok_or_else(|| read_only_error(&store.describe(), what, key))
+}
+
+/// The refusal of a `Writes` (or `VersionedWrites`) call made straight on
+/// a store opened read-only, which `as_writable()` would not have offered:
+/// the error `writable()` gives.
+pub(crate) fn refuse_if_read_only<S: Store + ?Sized>(
+    store: &S,
+    read_only: bool,
+    what: &str,
+    key: &str,
+) -> Result<()> {
+    if read_only {
+        return Err(read_only_error(&store.describe(), what, key));
+    }
+    Ok(())
 }
 
 /// The listings of `store`; a store that cannot list refuses with an
@@ -374,6 +391,59 @@ mod tests {
         let said =
             "cannot list 'a/': listing is not supported by HTTP store at http://127.0.0.1:9/data";
         assert!(e.to_string().starts_with(said), "{e}");
+    }
+
+    /// Whether a store type implements `Writes` at all: the inherent
+    /// constant where the bound holds, the trait's default otherwise.
+    struct Probe<T>(std::marker::PhantomData<T>);
+    trait NoWrites {
+        const WRITES: bool = false;
+    }
+    impl<T> NoWrites for Probe<T> {}
+    impl<T: Writes> Probe<T> {
+        const WRITES: bool = true;
+    }
+
+    #[test]
+    fn read_only_stores_refuse_writes_made_on_them_straight() {
+        let dir = TempDir::new("read_only_direct");
+        let root = dir.0.to_str().unwrap();
+        let writable = FsStore::open(root, false, true).unwrap();
+        writable
+            .set(&StoreKey::new("a/k").unwrap(), b"kept")
+            .unwrap();
+        let fs = FsStore::open(root, true, false).unwrap();
+        let memory = MemoryStore::new(true);
+        let object = ObjectStore::open("s3://bkt/p", &[], true, Some(true)).unwrap();
+        let stores: [&dyn Writes; 3] = [&fs, &memory, &object];
+        let named = [fs.describe(), memory.describe(), object.describe()];
+        let key = StoreKey::new("a/k").unwrap();
+        let prefix = StorePrefix::new("a/").unwrap();
+        for (store, name) in stores.iter().zip(&named) {
+            let refused = [
+                (store.set(&key, b"x"), "write 'a/k'"),
+                (store.set_parts(&key, &[b"x", b"y"]), "write 'a/k'"),
+                (store.erase(&key), "erase 'a/k'"),
+                (store.erase_prefix(&prefix), "erase prefix 'a/'"),
+            ];
+            for (got, what) in refused {
+                let e = got.unwrap_err();
+                assert_eq!(e.kind(), "read_only", "{name}");
+                assert_eq!(e.to_string(), format!("cannot {what}: {name} is read-only"));
+            }
+        }
+        // Nothing reached the files.
+        assert_eq!(fs.get(&key, ByteRange::All).unwrap().unwrap(), b"kept");
+        // Conditional writes too, without a request going out.
+        let e = VersionedWrites::set_if_version(&object, &key, b"x", None).unwrap_err();
+        assert_eq!(e.kind(), "read_only");
+        assert!(e.to_string().contains("s3://bkt/p"), "{e}");
+        // Stores that can never write do not implement it (checked when
+        // the tests compile).
+        const {
+            assert!(<Probe<FsStore>>::WRITES && <Probe<MemoryStore>>::WRITES);
+            assert!(!<Probe<HttpStore>>::WRITES && !<Probe<RefStore>>::WRITES);
+        }
     }
 
     #[test]

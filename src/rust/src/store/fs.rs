@@ -280,11 +280,13 @@ impl Writes for FsStore {
     }
 
     fn set_parts(&self, key: &StoreKey, parts: &[&[u8]]) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "write", key)?;
         let path = self.key_path(key)?;
         self.write_value(key, &path, parts)
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase", key)?;
         let path = self.key_path(key)?;
         self.prepare_dir(key, path.parent().unwrap_or(&self.root))?;
         match fs::remove_file(&path) {
@@ -300,6 +302,7 @@ impl Writes for FsStore {
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase prefix", prefix)?;
         let (dir, name) = self.prefix_path(prefix)?;
         let remove = |path: &Path, is_dir: bool| {
             let r = if is_dir {

@@ -94,6 +94,7 @@ impl Store for MemoryStore {
 
 impl Writes for MemoryStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "write", key)?;
         // Copy before taking the lock, so other threads wait only for the insert.
         let value = Arc::new(value.to_vec());
         self.write().insert(key.to_string(), value);
@@ -101,11 +102,13 @@ impl Writes for MemoryStore {
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase", key)?;
         self.write().remove(key.as_str());
         Ok(())
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase prefix", prefix)?;
         let mut map = self.write();
         if prefix.is_empty() {
             map.clear();

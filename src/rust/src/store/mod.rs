@@ -21,6 +21,7 @@ pub mod reference;
 pub mod retry;
 pub mod wait;
 
+pub(crate) use capability::refuse_if_read_only;
 pub use capability::{
     get_each_growing, get_pinned, get_versioned, listable, set_if_version, writable, BatchedReads,
     Direct, DirectReads, Listing, Pinned, PinnedRead, PinnedReads, StreamedReads, VersionedWrites,

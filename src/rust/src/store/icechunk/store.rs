@@ -1,10 +1,11 @@
 //! The Zarr keys of one session, as a store.
 
 use super::*;
-use crate::store::{BatchedReads, Listing, Writes};
+use crate::store::{refuse_if_read_only, BatchedReads, Listing, Writes};
 
 impl Writes for IcechunkStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "write", key)?;
         self.wait(async {
             self.store
                 .set(key, bytes::Bytes::copy_from_slice(value))
@@ -19,6 +20,7 @@ impl Writes for IcechunkStore {
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase", key)?;
         self.wait(async {
             match self.store.delete(key).await {
                 Ok(()) => Ok(()),
@@ -32,6 +34,7 @@ impl Writes for IcechunkStore {
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase prefix", prefix)?;
         self.wait(async {
             self.store.delete_dir(prefix).await.map_err(|e| {
                 ic_error(

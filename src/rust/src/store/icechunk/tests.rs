@@ -258,3 +258,28 @@ fn a_repository_on_a_web_server_is_opened_read_only_only() {
         other => panic!("expected ReadOnly, got {other:?}"),
     }
 }
+
+#[test]
+fn a_read_only_session_refuses_writes_made_on_it_straight() {
+    let dir = TempDir::new("icechunk_read_only");
+    let path = new_repo(&dir);
+    let w = IcechunkStore::open(&path, branch("main"), false, None, &[], &[]).unwrap();
+    w.set(&key("zarr.json"), GROUP).unwrap();
+    w.commit("group", Rebase::None).unwrap();
+    let r = IcechunkStore::open(&path, branch("main"), true, None, &[], &[]).unwrap();
+    let name = r.describe();
+    for (got, what) in [
+        (r.set(&key("a/zarr.json"), ARRAY), "write 'a/zarr.json'"),
+        (r.erase(&key("zarr.json")), "erase 'zarr.json'"),
+        (r.erase_prefix(&prefix("")), "erase prefix ''"),
+    ] {
+        let e = got.unwrap_err();
+        assert_eq!(e.kind(), "read_only");
+        assert_eq!(e.to_string(), format!("cannot {what}: {name} is read-only"));
+    }
+    assert!(!r.has_changes().unwrap());
+    assert_eq!(
+        r.get(&key("zarr.json"), ByteRange::All).unwrap().unwrap(),
+        GROUP
+    );
+}

@@ -2,6 +2,7 @@
 //! conditional on a version tag (metadata documents).
 
 use super::*;
+use crate::store::refuse_if_read_only;
 
 impl ObjectStore {
     pub(super) async fn put_async(
@@ -10,6 +11,8 @@ impl ObjectStore {
         parts: &[&[u8]],
         mode: PutMode,
     ) -> Result<Option<String>> {
+        // Every write, plain or conditional, comes through here.
+        refuse_if_read_only(self, self.read_only, "write", key)?;
         let path = self.path(key);
         let total: usize = parts.iter().map(|p| p.len()).sum();
         if total >= self.options.multipart_threshold && matches!(mode, PutMode::Overwrite) {
@@ -87,6 +90,7 @@ impl Writes for ObjectStore {
     }
 
     fn erase(&self, key: &StoreKey) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase", key)?;
         crate::store::wait::block_on(self.runtime, async {
             match self.inner.delete(&self.path(key)).await {
                 Ok(()) | Err(os::Error::NotFound { .. }) => Ok(()),
@@ -96,6 +100,7 @@ impl Writes for ObjectStore {
     }
 
     fn erase_prefix(&self, prefix: &StorePrefix) -> Result<()> {
+        refuse_if_read_only(self, self.read_only, "erase prefix", prefix)?;
         crate::store::wait::block_on(self.runtime, async {
             let keys = self.list_async(prefix).await?;
             let paths: Vec<os::Result<Path>> = keys.iter().map(|k| Ok(self.path(k))).collect();
