@@ -14,7 +14,10 @@
 //! zarrs packs as 16 bits, and so does this codec.
 //!
 //! It takes the place of `bytes` and receives the elements little endian
-//! (see the chain's numcodecs serializers).
+//! (see the chain's numcodecs serializers). Chunks are written as the
+//! specification says; zarrs (0.23) writes them byte for byte the same,
+//! except that it leaves out the padding byte when every bit of whole
+//! bytes is kept, and reading takes both.
 
 use super::super::registry::{CodecSpec, Kind, Lit, Param};
 use super::super::{BytesToBytes, CodecContext, Mode};
@@ -214,6 +217,11 @@ impl BitPacking {
             .checked_mul(self.parts)
             .ok_or_else(|| ZarrError::Codec(format!("{REGISTRY_NAME}: {n} elements overflow")))?;
         let (bits, len) = self.packed_size(parts)?;
+        // zarrs writes whole elements as `bytes` does, without the padding
+        // byte (which could only say 0).
+        if self.is_plain() && input.len() == len {
+            return Ok(input.to_vec());
+        }
         let expected = len + self.padding_bytes();
         if input.len() != expected {
             return Err(ZarrError::Codec(format!(
