@@ -2,7 +2,8 @@
 zarrista (zarrs' Python binding), for test-packbits.R.
 
     packbits_arrays.py write ROOT   one array per case under ROOT
-    packbits_arrays.py read ROOT    the values of each case's array in ROOT
+    packbits_arrays.py read ROOT [CASE...]   the values of each case's
+                                             array in ROOT (or of those named)
 
 Both print JSON: {case: [values...]}. (zarrista takes no complex arrays
 from NumPy: the Rust tests check complex numbers.)
@@ -53,10 +54,11 @@ def write(root):
         array.store_array_subset(slice(0, len(values)), np.array(values, dtype=dtype))
 
 
-def read(root):
+def read(root, names):
     store = FilesystemStore(root)
     out = {}
-    for name, (dtype, _, _, values) in CASES.items():
+    for name in names:
+        dtype, _, _, values = CASES[name]
         array = Array.open(store, "/" + name)
         got = np.asarray(array.retrieve_array_subset(slice(0, len(values))))
         out[name] = as_json(got.astype(dtype))
@@ -69,4 +71,4 @@ if __name__ == "__main__":
         write(root)
         print(json.dumps({name: as_json(np.array(case[3], dtype=case[0])) for name, case in CASES.items()}))
     else:
-        print(json.dumps(read(root)))
+        print(json.dumps(read(root, sys.argv[3:] or list(CASES))))

@@ -56,7 +56,7 @@ test_that("every data type packbits takes reads back as written, in several dime
   vals <- list(
     bool = c(TRUE, FALSE, TRUE), int8 = c(-127L, 5L, 127L), uint8 = c(0L, 200L, 254L),
     int16 = c(-32767L, 1L, 32767L), uint16 = c(0L, 40000L, 65534L), int32 = c(-2147483647L, 0L, 2147483647L),
-    uint32 = c(0, 3e9, 4294967294), float16 = c(-0.5, 1024, 65504), float32 = c(-1.5, 3.25, 1e30),
+    uint32 = c(0, 3e9, 4294967294), float16 = c(-0.5, 1024, 65504), float32 = c(-1.5, 3.25, 2^100),
     float64 = c(-pi, 0, 1e300), complex64 = complex(real = c(1, -2, 0.5), imaginary = c(0.25, 8, -1)),
     complex128 = complex(real = c(pi, -1e200, 0), imaginary = c(1, exp(1), -0))
   )
@@ -77,13 +77,20 @@ test_that("every data type packbits takes reads back as written, in several dime
       a[] <- x
       got <- open_zarr(root)[["/x"]][]
       expect_identical(unclass(got), unclass(x), info = paste(type, padding))
-      expect_identical(unclass(open_zarr(root)[["/x"]][2:4, 3, 2]), unclass(x[2:4, 3, 2]), info = type)
+      # (integer64 as text: waldo cannot print the doubles holding its bits)
+      part <- open_zarr(root)[["/x"]][2:4, 3, 2]
+      if (inherits(part, "integer64")) {
+        expect_identical(as.character(part), as.character(x[2:4, 3, 2]), info = type)
+      } else {
+        expect_identical(part, x[2:4, 3, 2], info = type)
+      }
     }
   }
-  # 12 bits of each int16, in shards.
+  # 12 bits of each int16, in shards of 4 x 8 (edge shards too).
   root <- withr::local_tempdir()
   x <- matrix(c(-2048L, 2047L, -1L, 0L, 1000L, -999L), 3, 10)
   def <- define_array("int16", dim(x))
+  def$chunk_shape <- c(4, 8)
   def$add_codec("packbits", list(last_bit = 11L, padding_encoding = "first_byte"))
   def$add_codec("sharding_indexed", list(chunk_shape = c(2, 4)))
   a <- create_zarr(root)$add_array("/", "s", def)
@@ -158,10 +165,13 @@ test_that("packbits arrays zarrs writes read as the specification decodes them, 
     expect_identical(unname(store_chunks_hex(ours, name)), unname(want_hex), info = name)
   }
   # zarrs reads R's chunks as its own (it extends the sign of a negative
-  # int16 or int64 only within the byte of last_bit: those two differ from
-  # the specification there).
-  back <- zarrista_run(c("read", ours))
-  for (name in setdiff(names(zarrs_cases), c("i16_bits1to4", "i64_bits0to40"))) {
+  # int16 or int64 only within the byte of last_bit, so those two differ
+  # from the specification there, and it takes whole elements only
+  # without the padding byte).
+  same <- setdiff(names(zarrs_cases), c("i16_bits1to4", "i64_bits0to40", "f64_all"))
+  back <- zarrista_run(c("read", ours, same))
+  expect_setequal(names(back), same)
+  for (name in same) {
     expect_identical(back[[name]], written[[name]], info = name)
   }
 })

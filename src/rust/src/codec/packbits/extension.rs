@@ -172,7 +172,7 @@ impl BitPacking {
     /// Whether every bit of every part is kept, whole bytes: the packed
     /// bytes are the elements themselves.
     fn is_plain(&self) -> bool {
-        self.kept() == self.part.bits && self.part.bits % 8 == 0
+        self.kept() == self.part.bits && self.part.bits.is_multiple_of(8)
     }
 
     /// The number of elements in `input` when no shape says it: from the
@@ -356,7 +356,7 @@ impl BytesToBytes for BitPacking {
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
         let size = self.part.bytes;
-        if input.len() % size != 0 {
+        if !input.len().is_multiple_of(size) {
             return Err(ZarrError::Codec(format!(
                 "{REGISTRY_NAME}: {} bytes are no whole number of {size}-byte parts",
                 input.len()
