@@ -39,6 +39,8 @@ export ZARR_TEST_NUMCODECS_VENV ?= $(CURDIR)/.venv-numcodecs
 export ZARR_TEST_CAST_VENV ?= $(CURDIR)/.venv-cast
 # icechunk-python 2.3 for tests/testthat/test-icechunk.R.
 export ZARR_TEST_ICECHUNK_VENV ?= $(CURDIR)/.venv-icechunk
+# zarrista (zarrs' Python binding) for tests/testthat/test-packbits.R.
+export ZARR_TEST_ZARRISTA_VENV ?= $(CURDIR)/.venv-zarrista
 # The crate's "icechunk" feature where rustc is new enough (as configure).
 RUST_FEATURES := $(shell rustc --version 2>/dev/null | awk '{split($$2, v, "."); if (v[1] > 1 || v[2] >= 95) print "--features icechunk"}')
 

@@ -86,6 +86,10 @@ on_bytes_cases <- function(name, x) {
                     near = function(got) all(abs(readBin(got, "double", 2000) - dbl) <= abs(dbl) * 2^-27)),
     numcodecs.packbits = list(type = "bool", config = NULL, data = as.raw(rep(c(0, 1, 1), 667)),
                               want = as.raw(rep(c(0, 1, 1), 667))),
+    # 21 of 32 bits hold these integers and their sign; the padding byte
+    # says how many there are.
+    packbits = list(type = "int32", config = list(last_bit = 20L, padding_encoding = "first_byte"), data = x,
+                    want = x),
     numcodecs.fixedscaleoffset = list(type = "int32", config = list(offset = -7L, scale = 3L), data = x, want = x),
     numcodecs.astype = list(type = "int32", config = list(encode_dtype = "<i2"), data = x, want = x),
     # zfp compresses fields: a 40 x 50 one, lossless (reversible); the
@@ -108,7 +112,7 @@ test_that("every codec the engine runs on bytes round-trips through the R API", 
   expect_setequal(reg$name[reg$on_bytes & reg$mode != "bytes -> bytes"],
                   c("numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize", "numcodecs.bitround",
                     "numcodecs.packbits", "numcodecs.astype", "numcodecs.pcodec", "numcodecs.zfpy", "zfp",
-                    "bitround"))
+                    "bitround", "packbits"))
   x <- writeBin(as.integer(round(sin(seq_len(5000) / 50) * 1000)), raw())
   for (name in on_bytes) {
     case <- on_bytes_cases(name, x)

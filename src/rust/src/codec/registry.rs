@@ -283,6 +283,7 @@ pub static REGISTRY: &[&CodecSpec] = &[
     &super::bitround::SPEC,
     &super::bitround::REGISTRY_SPEC,
     &super::packbits::SPEC,
+    &super::packbits::REGISTRY_SPEC,
     &super::astype::SPEC,
     &super::pcodec::SPEC,
     &super::zfp::SPEC,

@@ -1,15 +1,32 @@
-//! `numcodecs.packbits` (Zarr v2 id `packbits`): numcodecs' `PackBits`,
-//! booleans eight to a byte (the first in the highest bit, as NumPy's
-//! `packbits`), behind one byte that counts the padding bits of the last.
-//! For bool arrays; no configuration. zarr-python 3 has it as an array ->
-//! array codec (bool -> uint8) before `bytes`.
+//! Packing values into fewer bits, under two names:
+//!
+//! - `numcodecs.packbits` (Zarr v2 id `packbits`): numcodecs' `PackBits`,
+//!   booleans eight to a byte (the first in the highest bit, as NumPy's
+//!   `packbits`), behind one byte that counts the padding bits of the
+//!   last. For bool arrays; no configuration. zarr-python 3 has it as an
+//!   array -> array codec (bool -> uint8) before `bytes`.
+//! - `packbits` (zarr-extensions codecs/packbits): an array -> bytes codec
+//!   that keeps bits `first_bit` to `last_bit` of each element (of each
+//!   part of a complex number), packed from the lowest bit up, with the
+//!   count of padding bits in a first or last byte or nowhere
+//!   (`padding_encoding`); see extension.rs.
+//!
+//! Both pack booleans with bools.rs, a word at a time.
 
 use super::registry::CodecSpec;
 use super::v2::V2Config;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
+use bools::BitOrder;
 use serde_json::{json, Map, Value};
+
+mod bools;
+mod extension;
+#[cfg(test)]
+mod tests;
+
+pub use extension::{BitPacking, REGISTRY_NAME, REGISTRY_SPEC};
 
 pub const NAME: &str = "numcodecs.packbits";
 
@@ -54,13 +71,7 @@ impl BytesToBytes for PackBits {
         let padding = (8 - input.len() % 8) % 8;
         let mut out = Vec::with_capacity(input.len() / 8 + 2);
         out.push(padding as u8);
-        for c in input.chunks(8) {
-            let byte = c
-                .iter()
-                .enumerate()
-                .fold(0u8, |acc, (i, &b)| acc | (u8::from(b != 0) << (7 - i)));
-            out.push(byte);
-        }
+        bools::pack(&input, BitOrder::MsbFirst, &mut out);
         Ok(out)
     }
 
@@ -90,6 +101,6 @@ impl BytesToBytes for PackBits {
                 )));
             }
         }
-        Ok((0..n).map(|i| (packed[i / 8] >> (7 - i % 8)) & 1).collect())
+        Ok(bools::unpack(packed, n, BitOrder::MsbFirst))
     }
 }
