@@ -8,16 +8,23 @@
 //! target type cannot hold, which that path reports.
 
 use super::numeric::{Elem, Kind};
-use crate::error::{try_filled, Result};
+use crate::error::{try_buffer, Result};
+use std::mem::MaybeUninit;
 
 /// A little-endian element type of the typed loops.
 pub trait Prim: Copy {
     const SIZE: usize;
     const FLOAT: bool;
-    /// The element in the first `SIZE` bytes of `b`.
-    fn read(b: &[u8]) -> Self;
-    /// The element written into the `SIZE` bytes of `b`.
-    fn write(self, b: &mut [u8]);
+    /// The element in the `SIZE` bytes at `p`.
+    ///
+    /// # Safety
+    /// `p` must be readable for `SIZE` bytes.
+    unsafe fn load(p: *const u8) -> Self;
+    /// The element written into the `SIZE` bytes at `p`.
+    ///
+    /// # Safety
+    /// `p` must be writable for `SIZE` bytes.
+    unsafe fn store(self, p: *mut u8);
     /// The value as NumPy converts it to float64 (integers to the nearest
     /// double).
     fn to_f64(self) -> f64;
@@ -39,12 +46,14 @@ macro_rules! int_prim {
             const SIZE: usize = std::mem::size_of::<$t>();
             const FLOAT: bool = false;
             #[inline(always)]
-            fn read(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b[..Self::SIZE].try_into().expect("element size"))
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: the caller's promise; unaligned reads allowed.
+                <$t>::from_le_bytes(unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().read_unaligned() })
             }
             #[inline(always)]
-            fn write(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
+            unsafe fn store(self, p: *mut u8) {
+                // SAFETY: the caller's promise; unaligned writes allowed.
+                unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().write_unaligned(self.to_le_bytes()) }
             }
             #[inline(always)]
             fn to_f64(self) -> f64 {
@@ -80,12 +89,14 @@ macro_rules! float_prim {
             const SIZE: usize = std::mem::size_of::<$t>();
             const FLOAT: bool = true;
             #[inline(always)]
-            fn read(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b[..Self::SIZE].try_into().expect("element size"))
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: the caller's promise; unaligned reads allowed.
+                <$t>::from_le_bytes(unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().read_unaligned() })
             }
             #[inline(always)]
-            fn write(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
+            unsafe fn store(self, p: *mut u8) {
+                // SAFETY: the caller's promise; unaligned writes allowed.
+                unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().write_unaligned(self.to_le_bytes()) }
             }
             #[inline(always)]
             fn to_f64(self) -> f64 {
@@ -131,18 +142,22 @@ impl Conv for Cast {
 }
 
 /// Each element in `S` converted by `conv` and written as `D` into `out`
-/// (as many elements); false if an element's result does not fit `D`.
+/// (as many elements, each written once); false if an element's result
+/// does not fit `D`.
 #[inline(never)]
-fn each<S: Prim, D: Prim, C: Conv>(input: &[u8], out: &mut [u8], conv: &C) -> bool {
+fn each<S: Prim, D: Prim, C: Conv>(input: &[u8], out: &mut [MaybeUninit<u8>], conv: &C) -> bool {
+    let n = input.len() / S::SIZE;
+    assert!(out.len() >= n * D::SIZE, "the output holds every element");
+    let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
     let mut ok = true;
-    for (i, o) in input
-        .chunks_exact(S::SIZE)
-        .zip(out.chunks_exact_mut(D::SIZE))
-    {
-        let (v, fits) = conv.apply::<S, D>(S::read(i));
+    // Indexed loads and stores, which the compiler vectorises.
+    for i in 0..n {
+        // SAFETY: element `i` lies within both buffers (checked above).
+        let (v, fits) = conv.apply::<S, D>(unsafe { S::load(src.add(i * S::SIZE)) });
         // Collected, not branched on, so that the loop stays vectorisable.
         ok &= fits;
-        v.write(o);
+        // SAFETY: as above.
+        unsafe { v.store(dst.add(i * D::SIZE)) };
     }
     ok
 }
@@ -204,14 +219,20 @@ macro_rules! with_prim {
 /// `to`: the general path then gives the bytes or the error naming it.
 /// The same type on both sides, under `Cast`, is a copy.
 pub fn convert<C: Conv>(from: Elem, to: Elem, input: &[u8], conv: &C) -> Result<Option<Vec<u8>>> {
-    let n = input.len() / from.size;
-    let mut out = try_filled(n * to.size, 0, "a filter's output")?;
+    let bytes = input.len() / from.size * to.size;
+    let mut out = try_buffer(bytes, "a filter's output")?;
+    let spare = &mut out.spare_capacity_mut()[..bytes];
     let done: Option<bool> = with_prim!(
         from,
         S,
-        with_prim!(to, D, Some(each::<S, D, C>(input, &mut out, conv)))
+        with_prim!(to, D, Some(each::<S, D, C>(input, spare, conv)))
     );
-    Ok(done.filter(|&ok| ok).map(|_| out))
+    if done != Some(true) {
+        return Ok(None);
+    }
+    // SAFETY: `each` wrote every byte of the `bytes` taken.
+    unsafe { out.set_len(bytes) };
+    Ok(Some(out))
 }
 
 /// `convert` under `Cast`, which for one type on both sides copies.
