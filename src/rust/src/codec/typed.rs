@@ -144,7 +144,7 @@ impl Conv for Cast {
 /// Each element in `S` converted by `conv` and written as `D` into `out`
 /// (as many elements, each written once); false if an element's result
 /// does not fit `D`.
-#[inline(never)]
+#[inline(always)]
 fn each<S: Prim, D: Prim, C: Conv>(input: &[u8], out: &mut [MaybeUninit<u8>], conv: &C) -> bool {
     let n = input.len() / S::SIZE;
     assert!(out.len() >= n * D::SIZE, "the output holds every element");
@@ -160,6 +160,47 @@ fn each<S: Prim, D: Prim, C: Conv>(input: &[u8], out: &mut [MaybeUninit<u8>], co
         unsafe { v.store(dst.add(i * D::SIZE)) };
     }
     ok
+}
+
+/// `each` compiled for the baseline target.
+#[inline(never)]
+fn each_plain<S: Prim, D: Prim, C: Conv>(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    conv: &C,
+) -> bool {
+    each::<S, D, C>(input, out, conv)
+}
+
+/// `each` compiled with AVX2 (the same IEEE arithmetic, wider vectors),
+/// for machines that have it, as NumPy picks its loops at run time.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn each_avx2<S: Prim, D: Prim, C: Conv>(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    conv: &C,
+) -> bool {
+    each::<S, D, C>(input, out, conv)
+}
+
+/// `each` with the widest vectors the CPU has.
+#[inline(always)]
+fn each_best<S: Prim, D: Prim, C: Conv>(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    conv: &C,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { each_avx2::<S, D, C>(input, out, conv) };
+    }
+    each_plain::<S, D, C>(input, out, conv)
 }
 
 /// The type behind `$e` (an `Elem`) as `$t` in `$body`; None for the types
@@ -225,7 +266,7 @@ pub fn convert<C: Conv>(from: Elem, to: Elem, input: &[u8], conv: &C) -> Result<
     let done: Option<bool> = with_prim!(
         from,
         S,
-        with_prim!(to, D, Some(each::<S, D, C>(input, spare, conv)))
+        with_prim!(to, D, Some(each_best::<S, D, C>(input, spare, conv)))
     );
     if done != Some(true) {
         return Ok(None);
@@ -233,6 +274,31 @@ pub fn convert<C: Conv>(from: Elem, to: Elem, input: &[u8], conv: &C) -> Result<
     // SAFETY: `each` wrote every byte of the `bytes` taken.
     unsafe { out.set_len(bytes) };
     Ok(Some(out))
+}
+
+/// `convert` with the loops compiled for the baseline target only, which
+/// the tests compare with the ones chosen at run time.
+#[cfg(test)]
+pub(crate) fn convert_plain<C: Conv>(
+    from: Elem,
+    to: Elem,
+    input: &[u8],
+    conv: &C,
+) -> Option<Vec<u8>> {
+    let bytes = input.len() / from.size * to.size;
+    let mut out = Vec::with_capacity(bytes);
+    let spare = &mut out.spare_capacity_mut()[..bytes];
+    let done: Option<bool> = with_prim!(
+        from,
+        S,
+        with_prim!(to, D, Some(each_plain::<S, D, C>(input, spare, conv)))
+    );
+    if done != Some(true) {
+        return None;
+    }
+    // SAFETY: `each_plain` wrote every byte of the `bytes` taken.
+    unsafe { out.set_len(bytes) };
+    Some(out)
 }
 
 /// `convert` under `Cast`, which for one type on both sides copies.

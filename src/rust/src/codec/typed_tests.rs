@@ -145,6 +145,9 @@ fn astype_decodes_every_pair_of_types_as_the_general_path_does() {
                 }
                 if typed(from) && typed(to) {
                     let t = cast(from, to, input).unwrap();
+                    if from != to {
+                        assert_eq!(convert_plain(from, to, input, &Cast), t);
+                    }
                     assert_eq!(t, want.ok(), "{stored} -> {array} {input:?}");
                     checked += 1;
                 }
@@ -188,6 +191,7 @@ fn fixedscaleoffset_decodes_every_pair_of_types_as_the_general_path_does() {
                     if typed(from) && typed(to) {
                         let conv = DivAdd::of(&codec);
                         let t = convert(from, to, input, &conv).unwrap();
+                        assert_eq!(convert_plain(from, to, input, &conv), t);
                         assert_eq!(t, want.ok(), "{cfg} {input:?}");
                         checked += 1;
                     }
