@@ -522,3 +522,13 @@ array_chunk_regions <- function(self, n) {
     sel
   })
 }
+
+# Benchmark support (bench/codecs.R): the CPU seconds of each of `reps`
+# decodes of the stored chunk at grid position `chunk` (0-based, one number
+# per dimension), timed in the engine around the decode an array read does
+# after fetching the chunk, so that it compares with numcodecs' decode of
+# the same bytes. Not exported.
+chunk_decode_seconds <- function(arr, chunk, reps) {
+  handle <- arr$engine_info(FALSE)$handle
+  zarr_call(rz_array_decode_seconds(handle, as.numeric(chunk), as.integer(reps)))
+}

@@ -9,8 +9,10 @@
 use super::numeric::{unfit, Elem, Kind as ElemKind};
 use super::registry::{CodecSpec, Kind, Param};
 use super::retype::{Retype, TypeMembers};
+use super::typed::cast;
 use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
+use crate::dtype::DataType;
 use crate::error::Result;
 use serde_json::{Map, Value};
 
@@ -34,13 +36,17 @@ pub static SPEC: CodecSpec = CodecSpec {
     ],
     // New arrays: the array's own type (to be narrowed by the caller).
     defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(AsType(TYPES.parse(cfg, dtype)?)))),
+    build: Some(|cfg, dtype| Ok(Box::new(AsType::from_config(cfg, dtype)?))),
 };
 
 #[derive(Debug)]
 pub struct AsType(Retype);
 
 impl AsType {
+    pub fn from_config(config: &Map<String, Value>, array: DataType) -> Result<AsType> {
+        Ok(AsType(TYPES.parse(config, array)?))
+    }
+
     /// Through doubles, in typed passes, where that is exact: from floats,
     /// or from integers of at most 4 bytes, into floats.
     fn via_doubles(from: Elem, to: Elem) -> bool {
@@ -69,10 +75,16 @@ impl BytesToBytes for AsType {
 
     fn encode(&self, input: Vec<u8>) -> Result<Vec<u8>> {
         let t = self.0;
+        t.encoded(&input)?;
+        if t.array == t.stored {
+            return Ok(input);
+        }
+        if let Some(out) = cast(t.array, t.stored, &input)? {
+            return Ok(out);
+        }
         if AsType::via_doubles(t.array, t.stored) {
             return t.encode_floats(&input, |x| x);
         }
-        t.encoded(&input)?;
         AsType::cast(t.array, t.stored, &input)
     }
 
@@ -81,6 +93,37 @@ impl BytesToBytes for AsType {
         input: &[u8],
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        let t = self.0;
+        t.decoded(input, decoded_len)?;
+        match cast(t.stored, t.array, input)? {
+            Some(out) => Ok(out),
+            None => self.decode_general(input, decoded_len),
+        }
+    }
+
+    // Stored in the array's own type, the data are the decoded elements.
+    fn decode(
+        &self,
+        input: Vec<u8>,
+        decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        if self.0.stored != self.0.array {
+            return self.decode_slice(&input, decoded_len, ctx);
+        }
+        self.0.decoded(&input, decoded_len)?;
+        Ok(input)
+    }
+}
+
+impl AsType {
+    /// `decode_slice` element by element, for the types the typed loops
+    /// leave out; it names a value the array's type cannot hold.
+    pub(crate) fn decode_general(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
     ) -> Result<Vec<u8>> {
         let t = self.0;
         if AsType::via_doubles(t.stored, t.array) {

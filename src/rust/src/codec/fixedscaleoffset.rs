@@ -19,6 +19,7 @@
 use super::numeric::{unfit, Elem, Kind, Num, Op};
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
 use super::retype::{Retype, TypeMembers};
+use super::typed::{convert, Conv, Prim};
 use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
@@ -182,6 +183,24 @@ impl BytesToBytes for FixedScaleOffset {
         &self,
         input: &[u8],
         decoded_len: Option<usize>,
+        ctx: &CodecContext,
+    ) -> Result<Vec<u8>> {
+        self.types.decoded(input, decoded_len)?;
+        let conv = DivAdd::of(self);
+        match convert(self.types.stored, self.types.array, input, &conv)? {
+            Some(out) => Ok(out),
+            None => self.decode_general(input, decoded_len, ctx),
+        }
+    }
+}
+
+impl FixedScaleOffset {
+    /// `decode_slice` element by element, for the types the typed loops
+    /// leave out; it names a value the array's type cannot hold.
+    pub(crate) fn decode_general(
+        &self,
+        input: &[u8],
+        decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         let a = self.types.stored;
@@ -192,5 +211,34 @@ impl BytesToBytes for FixedScaleOffset {
         self.types.decode_floats(input, decoded_len, |x| {
             t.arith(Op::Add, t.arith(Op::Div, x, s), o)
         })
+    }
+}
+
+/// Decoding's `x / scale + offset`, in float32 for float32 elements and
+/// in float64 for the others, as NumPy computes it (float16 elements take
+/// the general path).
+pub(crate) struct DivAdd {
+    scale: f64,
+    offset: f64,
+}
+
+impl DivAdd {
+    pub(crate) fn of(codec: &FixedScaleOffset) -> DivAdd {
+        DivAdd {
+            scale: FixedScaleOffset::num(&codec.scale).as_f64(),
+            offset: FixedScaleOffset::num(&codec.offset).as_f64(),
+        }
+    }
+}
+
+impl Conv for DivAdd {
+    #[inline(always)]
+    fn apply<S: Prim, D: Prim>(&self, x: S) -> (D, bool) {
+        let y = if S::FLOAT && S::SIZE == 4 {
+            f64::from(x.to_f64() as f32 / self.scale as f32 + self.offset as f32)
+        } else {
+            x.to_f64() / self.scale + self.offset
+        };
+        D::from_f64(y)
     }
 }

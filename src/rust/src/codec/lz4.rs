@@ -2,11 +2,13 @@
 //! v3): numcodecs' `LZ4`, a 4-byte little-endian size of the decoded data
 //! then one LZ4 block (not the LZ4 frame format). Configuration:
 //! `acceleration`, an integer (kept and written back; the pure Rust
-//! encoder used here has a single speed).
+//! encoder used here has a single speed). Decoding runs the LZ4 C library
+//! (lz4-sys, which blosc links anyway), numcodecs' own decoder.
 
 use super::level::level_codec_spec;
 use super::registry::{CodecSpec, Kind, Lit, Param};
 use crate::error::{Result, ZarrError};
+use std::ffi::c_int;
 
 pub static SPEC: CodecSpec = level_codec_spec!(
     "numcodecs.lz4",
@@ -54,9 +56,27 @@ fn decompress(input: &[u8], decoded_len: Option<usize>) -> Result<Vec<u8>> {
             input.len() - 4
         )));
     }
-    let mut out = vec![0u8; size];
-    let got = lz4_flex::block::decompress_into(&input[4..], &mut out)
-        .map_err(|e| ZarrError::Codec(format!("lz4: cannot decompress: {e}")))?;
+    let src = &input[4..];
+    let (Ok(src_len), Ok(cap)) = (c_int::try_from(src.len()), c_int::try_from(size)) else {
+        return Err(ZarrError::Codec(format!(
+            "lz4: {} compressed bytes or {size} decoded bytes are over LZ4's limit",
+            src.len()
+        )));
+    };
+    let mut out = crate::error::try_buffer(size, "lz4")?;
+    // SAFETY: LZ4_decompress_safe reads at most `src_len` bytes of `src`
+    // and writes at most `cap` bytes, the capacity of `out`, whatever the
+    // input holds (it is the decoder for untrusted data).
+    let got = unsafe {
+        lz4_sys::LZ4_decompress_safe(src.as_ptr().cast(), out.as_mut_ptr().cast(), src_len, cap)
+    };
+    let Ok(got) = usize::try_from(got) else {
+        return Err(ZarrError::Codec(
+            "lz4: cannot decompress: the data is corrupt".into(),
+        ));
+    };
+    // SAFETY: LZ4 wrote `got` bytes, at most the capacity.
+    unsafe { out.set_len(got) };
     if got != size {
         return Err(ZarrError::Codec(format!(
             "lz4: decompressed to {got} bytes, the header gives {size}"

@@ -39,6 +39,7 @@ pub mod shuffle;
 #[cfg(test)]
 mod test_util;
 pub mod transpose;
+pub mod typed;
 pub mod v2;
 pub mod value;
 pub mod vlen;

@@ -17,9 +17,11 @@ use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
-use pco::standalone::{simple_compress, simple_decompress};
+use pco::data_types::Number;
+use pco::standalone::{simple_compress, simple_decompress, simple_decompress_into_uninit};
 use pco::{ChunkConfig, DeltaSpec, ModeSpec, PagingSpec};
 use serde_json::{Map, Value};
+use std::mem::MaybeUninit;
 
 pub const NAME: &str = "numcodecs.pcodec";
 
@@ -207,6 +209,11 @@ impl BytesToBytes for Pcodec {
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         let out: Vec<u8> = with_type!(self.dtype, T, {
+            if let Some(n) = decoded_len {
+                if let Some(out) = decode_sized::<T>(input, n)? {
+                    return Ok(out);
+                }
+            }
             let nums: Vec<T> =
                 simple_decompress(input).map_err(|e| pco_error("cannot decompress", e))?;
             nums.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -221,6 +228,42 @@ impl BytesToBytes for Pcodec {
         }
         Ok(out)
     }
+}
+
+/// Decoding straight into the `n` bytes the chunk's elements take: pco
+/// writes its numbers where they stay, so the output is allocated once
+/// and never copied. None where the allocation is not aligned for `T` (or
+/// `n` is not a whole number of them): the caller then collects them.
+fn decode_sized<T: Number>(input: &[u8], n: usize) -> Result<Option<Vec<u8>>> {
+    let size = std::mem::size_of::<T>();
+    let count = n / size;
+    let mut out = crate::error::try_buffer(n, "pcodec")?;
+    let spare = &mut out.spare_capacity_mut()[..n];
+    // SAFETY: the bytes are left uninitialised (MaybeUninit), and
+    // align_to_mut hands out only whole, aligned elements.
+    let (pre, mid, post) = unsafe { spare.align_to_mut::<MaybeUninit<T>>() };
+    if !pre.is_empty() || !post.is_empty() || mid.len() != count {
+        return Ok(None);
+    }
+    let done =
+        simple_decompress_into_uninit(input, mid).map_err(|e| pco_error("cannot decompress", e))?;
+    if !done.finished || done.n_processed != count {
+        let got = if done.finished {
+            format!("{}", done.n_processed * size)
+        } else {
+            "more".into()
+        };
+        return Err(ZarrError::Codec(format!(
+            "pcodec: {got} bytes decoded, expected {n}"
+        )));
+    }
+    // SAFETY: pco initialised the `count` elements it reports, `n` bytes.
+    unsafe { out.set_len(n) };
+    // pco wrote them in the machine's order; chunks hold little endian.
+    if cfg!(target_endian = "big") {
+        super::bytes::swap_bytes(&mut out, size);
+    }
+    Ok(Some(out))
 }
 
 #[cfg(test)]
@@ -268,7 +311,24 @@ mod tests {
             let c = Pcodec::from_config(cfg.as_object().unwrap(), dtype).unwrap();
             let (data, encoded) = (unhex(data), unhex(encoded));
             assert_eq!(c.encode(data.clone()).unwrap(), encoded, "{cfg}");
-            assert_eq!(c.decode(encoded, Some(data.len()), &ctx(&w)).unwrap(), data);
+            assert_eq!(
+                c.decode(encoded.clone(), Some(data.len()), &ctx(&w))
+                    .unwrap(),
+                data
+            );
+            assert_eq!(c.decode(encoded.clone(), None, &ctx(&w)).unwrap(), data);
+            // Decoded straight into a chunk of the expected size, which a
+            // stream of fewer or more elements does not fill exactly.
+            let size = dtype.size();
+            for (n, got) in [(data.len() - size, "more"), (data.len() + 300 * size, "")] {
+                let e = c.decode(encoded.clone(), Some(n), &ctx(&w)).unwrap_err();
+                let want = if got.is_empty() {
+                    format!("pcodec: {} bytes decoded, expected {n}", data.len())
+                } else {
+                    format!("pcodec: more bytes decoded, expected {n}")
+                };
+                assert_eq!((e.kind(), e.message()), ("codec", want.as_str()));
+            }
         }
         let c = Pcodec::from_config(&Map::new(), DataType::Int32).unwrap();
         assert_eq!(

@@ -10,6 +10,7 @@
 use super::numeric::{Kind, Op};
 use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
 use super::retype::{Retype, TypeMembers};
+use super::typed::cast;
 use super::v2::v2_carried;
 use super::{BytesToBytes, CodecContext, Mode};
 use crate::dtype::DataType;
@@ -100,7 +101,12 @@ impl BytesToBytes for Quantize {
         decoded_len: Option<usize>,
         _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
-        self.types.decode_floats(input, decoded_len, |x| x)
+        let t = self.types;
+        t.decoded(input, decoded_len)?;
+        match cast(t.stored, t.array, input)? {
+            Some(out) => Ok(out),
+            None => t.decode_floats(input, decoded_len, |x| x),
+        }
     }
 
     // Stored in the array's own type, the data are the decoded elements.

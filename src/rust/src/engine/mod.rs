@@ -24,6 +24,7 @@ mod resize;
 mod shard;
 mod shard_stream;
 mod strings;
+mod timing;
 mod write;
 
 pub use fetch::{fetches_taken_over, StartedFetch};

@@ -350,8 +350,36 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
     })
 }
 
+/// Benchmark support (bench/codecs.R): the seconds of CPU time of each of
+/// `reps` decodes of the stored chunk at grid position `chunk` (0-based,
+/// one number per dimension) by the engine's decode of an array read
+/// (`Array::decode_seconds`).
+/// @noRd
+#[extendr]
+fn rz_array_decode_seconds(h: Robj, chunk: &[f64], reps: i32) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let bad = || {
+            ZarrError::Argument(format!(
+                "chunk must be {} whole numbers >= 0 and reps a number >= 1",
+                a.meta.shape.len()
+            ))
+        };
+        if chunk.len() != a.meta.shape.len() || reps < 1 {
+            return Err(bad());
+        }
+        let idx = chunk
+            .iter()
+            .map(|&c| (c >= 0.0 && c.fract() == 0.0 && c < u64::MAX as f64).then_some(c as u64))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(bad)?;
+        Ok(a.decode_seconds(&idx, reps as usize)?.into())
+    })
+}
+
 extendr_module! {
     mod array;
+    fn rz_array_decode_seconds;
     fn rz_array_open;
     fn rz_array_cf;
     fn rz_array_attach;
