@@ -40,25 +40,38 @@ pub trait Prim: Copy {
     fn from_i128(v: i128) -> Self;
 }
 
+/// The members every `Prim` has alike: little-endian loads and stores,
+/// and the widening to a double.
+macro_rules! prim_common {
+    ($t:ty) => {
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: the caller's promise; unaligned reads allowed.
+            <$t>::from_le_bytes(unsafe {
+                p.cast::<[u8; std::mem::size_of::<$t>()]>().read_unaligned()
+            })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u8) {
+            // SAFETY: the caller's promise; unaligned writes allowed.
+            unsafe {
+                p.cast::<[u8; std::mem::size_of::<$t>()]>()
+                    .write_unaligned(self.to_le_bytes())
+            }
+        }
+        #[inline(always)]
+        fn to_f64(self) -> f64 {
+            self as f64
+        }
+    };
+}
+
 macro_rules! int_prim {
     ($($t:ty),*) => {$(
         impl Prim for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const FLOAT: bool = false;
-            #[inline(always)]
-            unsafe fn load(p: *const u8) -> Self {
-                // SAFETY: the caller's promise; unaligned reads allowed.
-                <$t>::from_le_bytes(unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().read_unaligned() })
-            }
-            #[inline(always)]
-            unsafe fn store(self, p: *mut u8) {
-                // SAFETY: the caller's promise; unaligned writes allowed.
-                unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().write_unaligned(self.to_le_bytes()) }
-            }
-            #[inline(always)]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
+            prim_common!($t);
             #[inline(always)]
             fn from_f64(x: f64) -> (Self, bool) {
                 // The bounds are powers of two, exact in a double (MAX
@@ -88,20 +101,7 @@ macro_rules! float_prim {
         impl Prim for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const FLOAT: bool = true;
-            #[inline(always)]
-            unsafe fn load(p: *const u8) -> Self {
-                // SAFETY: the caller's promise; unaligned reads allowed.
-                <$t>::from_le_bytes(unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().read_unaligned() })
-            }
-            #[inline(always)]
-            unsafe fn store(self, p: *mut u8) {
-                // SAFETY: the caller's promise; unaligned writes allowed.
-                unsafe { p.cast::<[u8; std::mem::size_of::<$t>()]>().write_unaligned(self.to_le_bytes()) }
-            }
-            #[inline(always)]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
+            prim_common!($t);
             #[inline(always)]
             fn from_f64(x: f64) -> (Self, bool) {
                 (x as $t, true)
