@@ -63,6 +63,10 @@ def write_v3(root):
                           compressors=None, serializer=BytesCodec(endian="big"),
                           fill_value=np.array((0, 0), dtype=dt2)[()])
     a[:4, :3] = values(dt2, 12).reshape(4, 3)
+    # the same records in shards of 2 x 2 inner chunks, edge shards included
+    a = zarr.create_array(f"{root}/v3_sharded", shape=(5, 4), chunks=(2, 2), shards=(4, 4), dtype=dt2,
+                          fill_value=np.array((0, 0), dtype=dt2)[()])
+    a[:4, :3] = values(dt2, 12).reshape(4, 3)
     dt3 = np.dtype([("p", [("x", "<f4"), ("y", "<f4")]), ("v", "<f8")])
     a = zarr.create_array(f"{root}/v3_nested", shape=(4,), chunks=(4,), dtype=dt3,
                           fill_value=np.array(((1.5, 2.5), 3.5), dtype=dt3)[()])

@@ -97,6 +97,25 @@ test_that("struct arrays of several dimensions read as a named list of arrays, w
   expect_identical(arr$data_type$Rtype, "list")
 })
 
+test_that("struct arrays in shards read and write whole, in part and field by field", {
+  def <- define_array(struct_type(a = "int16", b = "float64", t = "S2"), c(5, 7))
+  def$chunk_shape <- c(4, 4)
+  def$add_codec("sharding_indexed", list(chunk_shape = c(2, 2)))
+  arr <- create_zarr()$add_array("/", "g", def)
+  expect_identical(arr$metadata$codecs[[1L]]$name, "sharding_indexed")
+  a <- matrix(1:35, 5, 7)
+  b <- matrix(seq(0.5, 17.5, by = 0.5), 5, 7)
+  t <- matrix(rep(letters, 2)[1:35], 5, 7)
+  arr[] <- list(a = a, b = b, t = t)
+  expect_identical(arr[], list(a = a, b = b, t = t))
+  # a region across shards and into the edge shards
+  expect_identical(arr[2:5, 3:7], list(a = a[2:5, 3:7], b = b[2:5, 3:7], t = t[2:5, 3:7]))
+  # one field written in part: the others keep their values
+  arr[3, 4:6] <- list(b = c(NA, 1, 2))
+  b[3, 4:6] <- c(NA, 1, 2)
+  expect_identical(arr[], list(a = a, b = b, t = t))
+})
+
 test_that("what a struct field cannot hold is refused, naming the field", {
   arr <- as_zarr(data.frame(n = 1:2, s = c("ab", "c")))[["/"]]
   expect_error(arr[] <- data.frame(n = 1:2, s = c("abc", "")), "field 's'", class = "zarr_error_type")
@@ -153,7 +172,7 @@ test_that("the legacy `structured` name, pair fields and base64 fill values read
 })
 
 test_that("struct arrays zarr-python writes read as zarr-python reads them", {
-  cases <- list(zarr34 = list(v3_flat = 7, v3_grid = c(5, 4), v3_nested = 4, v2_from34 = 7),
+  cases <- list(zarr34 = list(v3_flat = 7, v3_grid = c(5, 4), v3_sharded = c(5, 4), v3_nested = 4, v2_from34 = 7),
                 zarr218 = list(v2_flat = 7, v2_sub = c(3, 2)))
   for (writer in names(cases)) {
     root <- withr::local_tempdir()
