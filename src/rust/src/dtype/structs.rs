@@ -9,10 +9,11 @@
 //! NumPy sub-array (a shape after its type, v2 only), a number or bool, a
 //! fixed-length byte string (`null_terminated_bytes`, NumPy `S`) or UTF-32
 //! string (`fixed_length_utf32`, NumPy `U`); datetime64 and timedelta64
-//! fields are their int64 counts. Anything else is refused, naming the
+//! fields are int64 whose `time` says their unit (R reads them as times
+//! through the CF decoding of `cf/`). Anything else is refused, naming the
 //! field.
 
-use super::numpy::TypeStr;
+use super::numpy::{TimeType, TypeStr};
 use super::{DataType, Endian};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Value};
@@ -56,6 +57,8 @@ pub struct Field {
     /// Where the field's fill value sits in the struct's fill value
     /// object: the names from the outermost struct down.
     pub path: Vec<String>,
+    /// The datetime64/timedelta64 type of an int64 field that is one.
+    pub time: Option<TimeType>,
 }
 
 impl Field {
@@ -145,6 +148,7 @@ impl Builder {
         kind: FieldKind,
         shape: Vec<usize>,
         endian: Option<Endian>,
+        time: Option<TimeType>,
     ) -> Result<()> {
         let name = path.join(".");
         if self.fields.iter().any(|f| f.name == name) {
@@ -157,6 +161,7 @@ impl Builder {
             offset: self.size,
             endian,
             path: path.to_vec(),
+            time,
         };
         let size = field
             .shape
@@ -256,14 +261,25 @@ impl Builder {
                 }
                 FieldKind::Utf32(n / 4)
             }
-            "numpy.datetime64" | "numpy.timedelta64" => FieldKind::Number(DataType::Int64),
+            "numpy.datetime64" | "numpy.timedelta64" => {
+                let time = TimeType::from_v3(name, config)
+                    .expect("a time type")
+                    .map_err(|e| bad(format!("struct field '{what}': {e}")))?;
+                return self.push(
+                    path,
+                    FieldKind::Number(DataType::Int64),
+                    Vec::new(),
+                    None,
+                    Some(time),
+                );
+            }
             "string" => return Err(refused(&what, "variable-length type 'string'")),
             n => match DataType::parse(n) {
                 Ok(d) => FieldKind::Number(d),
                 Err(_) => return Err(refused(&what, &format!("data type '{n}'"))),
             },
         };
-        self.push(path, kind, Vec::new(), None)
+        self.push(path, kind, Vec::new(), None, None)
     }
 
     fn v2_fields(&mut self, dtype: &Value, outer: &[String]) -> Result<()> {
@@ -304,8 +320,8 @@ impl Builder {
                 Value::Array(_) if shape.is_empty() => self.v2_fields(&parts[1], &path)?,
                 Value::Array(_) => return Err(refused(&what, "an array of structs")),
                 Value::String(s) => {
-                    let (kind, endian) = v2_kind(s, &what)?;
-                    self.push(&path, kind, shape, endian)?;
+                    let (kind, endian, time) = v2_kind(s, &what)?;
+                    self.push(&path, kind, shape, endian, time)?;
                 }
                 other => return Err(bad(format!("field '{what}': dtype {other}"))),
             }
@@ -314,21 +330,19 @@ impl Builder {
     }
 }
 
-/// A NumPy type string of a field -> its kind and byte order.
-fn v2_kind(s: &str, what: &str) -> Result<(FieldKind, Option<Endian>)> {
-    // datetime64/timedelta64 ("<M8[s]"): their int64 counts.
-    if let Some(base) = s.split_once('[').map(|(b, _)| b) {
-        if let Some(t) = TypeStr::split(base).filter(|t| matches!(t.kind, 'M' | 'm')) {
-            return Ok((FieldKind::Number(DataType::Int64), Some(t.endian())));
-        }
+/// A NumPy type string of a field -> its kind, byte order and time type.
+fn v2_kind(s: &str, what: &str) -> Result<(FieldKind, Option<Endian>, Option<TimeType>)> {
+    if let Some(time) = TimeType::from_typestr(s) {
+        let (time, endian) = time.map_err(|e| bad(format!("field '{what}': {e}")))?;
+        return Ok((FieldKind::Number(DataType::Int64), Some(endian), Some(time)));
     }
     let t = TypeStr::split(s).ok_or_else(|| bad(format!("field '{what}': dtype '{s}'")))?;
     let size = t.size.filter(|&n| n > 0 && n <= MAX_RECORD);
     Ok(match (t.kind, size) {
-        ('S', Some(n)) => (FieldKind::Bytes(n), None),
-        ('U', Some(n)) => (FieldKind::Utf32(n), Some(t.endian())),
+        ('S', Some(n)) => (FieldKind::Bytes(n), None, None),
+        ('U', Some(n)) => (FieldKind::Utf32(n), Some(t.endian()), None),
         _ => match t.data_type() {
-            Some(d) => (FieldKind::Number(d), Some(t.endian())),
+            Some(d) => (FieldKind::Number(d), Some(t.endian()), None),
             None => return Err(refused(what, &format!("NumPy type '{s}'"))),
         },
     })
@@ -340,6 +354,9 @@ pub fn numpy_field_type(f: &Field, endian: Endian) -> String {
         Endian::Little => '<',
         Endian::Big => '>',
     };
+    if let Some(t) = &f.time {
+        return t.typestr(endian);
+    }
     match f.kind {
         FieldKind::Number(d) => {
             super::numpy::typestr(d, endian).expect("a number has a type string")
@@ -351,6 +368,9 @@ pub fn numpy_field_type(f: &Field, endian: Endian) -> String {
 
 /// The v3 data type of one leaf field.
 fn v3_field_type(f: &Field) -> Value {
+    if let Some(t) = &f.time {
+        return t.v3_json();
+    }
     match f.kind {
         FieldKind::Number(d) => Value::from(d.name()),
         FieldKind::Bytes(n) => {
@@ -425,10 +445,11 @@ mod tests {
         assert_eq!((b.offset, b.size(), b.count()), (4, 48, 6));
         assert_eq!(b.endian, Some(Endian::Big));
         assert_eq!(t.field("u").unwrap().kind, FieldKind::Utf32(2));
-        assert_eq!(
-            t.field("t").unwrap().kind,
-            FieldKind::Number(DataType::Int64)
-        );
+        let time = t.field("t").unwrap();
+        assert_eq!(time.kind, FieldKind::Number(DataType::Int64));
+        let unit = time.time.as_ref().map(|t| (t.delta, t.unit.as_str()));
+        assert_eq!(unit, Some((false, "s")));
+        assert_eq!(numpy_field_type(time, Endian::Big), ">M8[s]");
         assert_eq!(t.field("n.x").unwrap().offset, 4 + 48 + 1 + 3 + 8 + 8);
         assert_eq!(t.size, 76);
         assert_eq!(numpy_field_type(b, Endian::Big), ">f8");
@@ -456,6 +477,18 @@ mod tests {
             let e = StructType::from_v3(Some(&bad)).unwrap_err();
             assert_eq!(e.kind(), "metadata", "{bad}");
         }
+        let e = StructType::from_v2(&json!([["t", "<M8[fortnight]"]])).unwrap_err();
+        assert!(
+            e.kind() == "metadata" && e.to_string().contains("'t'"),
+            "{e}"
+        );
+        let e = StructType::from_v3(Some(&json!({"fields": [
+            {"name": "d", "data_type": {"name": "numpy.timedelta64", "configuration": {"unit": "s"}}}]})))
+        .unwrap_err();
+        assert!(
+            e.kind() == "metadata" && e.to_string().contains("'d'"),
+            "{e}"
+        );
         let huge = json!([["a", "<f8", [1 << 20, 1 << 20]]]);
         assert_eq!(StructType::from_v2(&huge).unwrap_err().kind(), "metadata");
     }

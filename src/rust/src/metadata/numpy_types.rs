@@ -105,24 +105,10 @@ fn to_bytes(codecs: &[Value]) -> Vec<Value> {
 }
 
 fn time_unit(config: Option<&Map<String, Value>>, name: &str) -> Result<()> {
-    const UNITS: [&str; 15] = [
-        "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as", "generic",
-    ];
-    let unit = config.and_then(|c| c.get("unit")).and_then(Value::as_str);
-    if !unit.is_some_and(|u| UNITS.contains(&u)) {
-        return Err(bad(format!(
-            "{name} needs a unit, one of {}",
-            UNITS.join(", ")
-        )));
-    }
-    match config
-        .and_then(|c| c.get("scale_factor"))
-        .and_then(Value::as_u64)
-    {
-        Some(s) if (1..=i32::MAX as u64).contains(&s) => Ok(()),
-        _ => Err(bad(format!(
-            "{name} needs a scale_factor from 1 to 2147483647"
-        ))),
+    let config = config.map(|c| Value::Object(c.clone()));
+    match crate::dtype::numpy::TimeType::from_v3(name, config.as_ref()) {
+        Some(Err(e)) => Err(bad(e)),
+        _ => Ok(()),
     }
 }
 

@@ -206,7 +206,11 @@ pub fn fill_json(t: &StructType, bytes: &[u8]) -> Result<Value> {
             FieldKind::Number(d) => {
                 let mut b = b.to_vec();
                 to_order(&mut b, d, f.order());
-                FillValue { bytes: b }.to_json(d)
+                let nat = f.time.is_some() && b == i64::MIN.to_ne_bytes();
+                match nat {
+                    true => Value::from("NaT"),
+                    false => FillValue { bytes: b }.to_json(d),
+                }
             }
             FieldKind::Bytes(_) => Value::from(base64_text(trim_nuls(b))),
             FieldKind::Utf32(_) => Value::from(decode_utf32(b, f.order()).map_err(|cp| {
@@ -270,10 +274,7 @@ mod tests {
             assert_eq!(&bytes[12..15], b"ab\0");
             assert_eq!(bytes[15], if endian == Endian::Little { b'h' } else { 0 });
             let t = resolve(StructType::from_v3(Some(&v3_type())).unwrap(), endian);
-            let mut back = fill_json(&t, &bytes).unwrap();
-            assert_eq!(back["t"], json!(i64::MIN));
-            back["t"] = json!("NaT");
-            assert_eq!(back, fill);
+            assert_eq!(fill_json(&t, &bytes).unwrap(), fill);
         }
     }
 
