@@ -230,7 +230,8 @@ zarr_array <- R6::R6Class("zarr_array",
                                           dim_names = names(dimnames(self)), cf = cf_info(handle),
                                           integer64 = zarr_call(rz_array_integer64(handle)),
                                           labels = dimnames_labels(self),
-                                          struct = is_struct_type(self$metadata$data_type))
+                                          struct = is_struct_type(self$metadata$data_type),
+                                          decode = decode)
       }
       private$.read_info[[key]]
     },
@@ -360,10 +361,10 @@ array_read <- function(arr, info, selection) {
 # result can be integer64.
 engine_read <- function(info, sel, as_array, dim_names) {
   bit64 <- !isFALSE(info$integer64) && use_bit64()
+  if (isTRUE(info$struct)) return(struct_read(info, sel, bit64, as_array, dim_names))
   out <- zarr_call(with_progress("Reading chunks", rz_array_read(
     info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
   )))
-  if (isTRUE(info$struct)) return(struct_result(out, length(info$shape) == 1L))
   cf_classes(out, info$cf)
 }
 

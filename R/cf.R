@@ -130,6 +130,12 @@ cf_warn <- function(message) {
 # engine as it is, which encodes it while it gathers the chunks (cf/encode.rs).
 cf_encode <- function(data, cf) {
   if (is.null(cf) || isTRUE(cf$zarr_rule)) return(data)
+  cf_seconds(data)
+}
+
+# Times (POSIXct, POSIXlt, Date) as seconds since 1970 and difftime as
+# seconds; other data as it is (also for the time fields of struct arrays).
+cf_seconds <- function(data) {
   if (inherits(data, "difftime")) return(as.numeric(data, units = "secs"))
   if (inherits(data, "POSIXt") || inherits(data, "Date")) return(as.numeric(as.POSIXct(data, tz = "UTC")))
   data

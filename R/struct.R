@@ -19,22 +19,38 @@
 #' its own dims after the selection's: a matrix column of the data.frame.
 #' Fields of nested structs are columns named "outer.inner". Field values
 #' read into R as arrays of their data type do ([zarr_data_type]); a value
-#' equal to the field's fill value reads as `NA` (except for bool),
+#' equal to the field's fill value reads as `NA` (except for bool), and
 #' text fields (NumPy `S` and `U`, `null_terminated_bytes` and
-#' `fixed_length_utf32`) read as character without `NA`, and
-#' datetime64/timedelta64 fields as their int64 counts.
+#' `fixed_length_utf32`) read as character without `NA`.
+#' datetime64 and timedelta64 fields (`numpy.datetime64` in v3, `"<M8[ns]"`
+#' in v2) read as an array of that data type does (see [cf_decoding]):
+#' POSIXct in UTC and difftime in seconds, NaT as `NA`; the field's fill
+#' value marks `NA` too unless it is 0 (zarr-python's default, which is
+#' 1970-01-01). Units without a fixed length (years, months) stay int64
+#' counts, with a warning; `options(zarr.cf_decode = FALSE)` reads and
+#' writes the counts of every time field.
 #'
 #' Writing takes the same forms: a data.frame or a named list of the
 #' fields' values (`arr[i] <- df`, `arr$write(df)`); fields left out keep
-#' their stored values, `NA` is written as the field's fill value, and
-#' text longer than its field is refused. Fields of other types (strings
-#' of variable length, nested arrays of structs) are refused by name with
-#' an error of class `zarr_error_unsupported`.
+#' their stored values, `NA` is written as the field's fill value (NaT in
+#' a time field whose fill value marks nothing), and text longer than its
+#' field is refused. Time fields take POSIXct, POSIXlt, Date or difftime
+#' (plain numbers are seconds), stored in the field's unit. Nested fields
+#' are given as "outer.inner" columns or as a named list or data.frame
+#' `outer` of the inner fields; a sub-array field as the read gives it
+#' (its dims after the selection's) or as a list column with one element
+#' per record, each holding the field's values. Fields of other types
+#' (strings of variable length, nested arrays of structs) are refused by
+#' name with an error of class `zarr_error_unsupported`.
 #'
 #' @param ... The fields, in order: each named, with its data type: a
-#'   numeric or bool data type name such as "float64" or "int32", or
+#'   numeric or bool data type name such as "float64" or "int32",
 #'   NumPy's "U<n>" (text of at most n characters) or "S<n>" (at most n
-#'   bytes of UTF-8).
+#'   bytes of UTF-8), or `"datetime64[<unit>]"` or `"timedelta64[<unit>]"`
+#'   (units as NumPy's: "D", "s", "ms", "us", "ns", ..., with an optional
+#'   count before them, "10s"). `as_zarr()` stores POSIXct columns as
+#'   `"datetime64[us]"`, Date as `"datetime64[D]"` and difftime as
+#'   `"timedelta64[us]"`.
 #' @return `struct_type()`: the data type, a list in the form of its JSON
 #'   (`name` "struct" and a `configuration` with the `fields`).
 #' @export
@@ -45,6 +61,11 @@
 #' arr[] <- data.frame(x = c(0.5, 1.5, 2.5), n = 1:3, label = c("a", "bb", "ccc"))
 #' arr[2:3]
 #' arr$data_type$fill_value
+#'
+#' # times
+#' when <- z$add_array("/", "when", define_array(struct_type(t = "datetime64[s]", v = "float64"), 2))
+#' when[] <- data.frame(t = as.POSIXct(c("2024-05-01 12:00", NA), tz = "UTC"), v = 1:2)
+#' when[]
 struct_type <- function(...) {
   fields <- list(...)
   nm <- names(fields)
@@ -60,6 +81,11 @@ struct_type <- function(...) {
 struct_field_type <- function(type, name) {
   if (!is.character(type) || length(type) != 1L || is.na(type)) {
     zarr_abort("argument", sprintf("struct field '%s': the data type must be a string", name))
+  }
+  time <- regmatches(type, regexec("^(datetime64|timedelta64)\\[([0-9]*)([A-Za-z]+)\\]$", type))[[1L]]
+  if (length(time)) {
+    factor <- if (nzchar(time[3L])) as.integer(time[3L]) else 1L
+    return(list(name = paste0("numpy.", time[2L]), configuration = list(unit = time[4L], scale_factor = factor)))
   }
   text <- regmatches(type, regexec("^([US])([0-9]+)$", type))[[1L]]
   if (length(text)) {
@@ -93,6 +119,7 @@ struct_default_fill <- function(data_type) {
       if (identical(f$data_type$name, "null_terminated_bytes") || identical(f$data_type$name, "fixed_length_utf32")) {
         return("")
       }
+      if (f$data_type$name %in% c("numpy.datetime64", "numpy.timedelta64")) return("NaT")
       zarr_abort("unsupported", sprintf("struct field '%s': no default fill value for its type", f$name))
     }
     default_fill_value(f$data_type)
@@ -101,15 +128,28 @@ struct_default_fill <- function(data_type) {
   fill
 }
 
+# Read an engine selection of a struct array (see engine_read()): its
+# datetime64/timedelta64 fields decoded as times unless `info` is raw.
+struct_read <- function(info, sel, bit64, as_array, dim_names) {
+  out <- zarr_call(with_progress("Reading chunks", rz_struct_read(
+    info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names, isTRUE(info$decode)
+  )))
+  struct_result(out, length(info$shape) == 1L)
+}
+
 # The engine's columns of a struct read as R gives them: a data.frame for
-# a 1-d array (`one_d`), else the named list.
+# a 1-d array (`one_d`), else the named list; time fields (attribute
+# `zarr_time`) get the classes of a time array's values (cf_classes()).
 struct_result <- function(columns, one_d) {
+  columns <- lapply(columns, function(col) {
+    if (one_d && length(dim(col)) == 1L) dim(col) <- NULL
+    kind <- attr(col, "zarr_time")
+    if (is.null(kind)) return(col)
+    attr(col, "zarr_time") <- NULL
+    cf_classes(col, list(kind = kind))
+  })
   if (!one_d) return(columns)
   n <- if (length(columns)) NROW(columns[[1L]]) else 0L
-  columns <- lapply(columns, function(col) {
-    if (length(dim(col)) == 1L) dim(col) <- NULL
-    col
-  })
   structure(columns, class = "data.frame", row.names = .set_row_names(n))
 }
 
@@ -138,19 +178,57 @@ struct_assign <- function(x, sel, value) {
   if (!is.list(value) || is.null(names(value)) || any(!nzchar(names(value)))) {
     zarr_abort("type", sprintf("%s: a struct array is written from a data.frame or a named list of its fields", what))
   }
-  value <- lapply(unclass(value), function(col) {
-    if (is.factor(col)) col <- as.character(col)
-    if (is.character(col)) col <- enc2utf8(col)
-    if (inherits(col, "AsIs")) class(col) <- setdiff(class(col), "AsIs")
-    col
-  })
   full <- lapply(seq_along(x$shape), function(d) if (is.null(sel[[d]])) seq_len(x$shape[d]) else sel[[d]])
   if (prod(lengths(full)) == 0) return(invisible(x))
   info <- array_read_info(x)
-  zarr_call(with_progress(paste("Writing", what), rz_array_write(
-    info$handle, engine_selection(full, x$shape, what), value, zarr_num_threads(), zarr_strict_checksums()
+  fields <- zarr_call(rz_struct_fields(info$handle))
+  value <- struct_flatten(unclass(value), "", fields$name)
+  value <- Map(function(col, name) {
+    k <- match(name, fields$name)
+    struct_field_value(col, name, fields$shape[[k]], info$decode && fields$kind[k] %in% c("time", "timedelta"), what)
+  }, value, names(value))
+  zarr_call(with_progress(paste("Writing", what), rz_struct_write(
+    info$handle, engine_selection(full, x$shape, what), value, zarr_num_threads(), zarr_strict_checksums(),
+    isTRUE(info$decode)
   )))
   invisible(x)
+}
+
+# The fields of nested structs given as named lists or data.frames
+# (`p = list(x = , y = )`) as the columns "p.x", "p.y" a read gives;
+# `names` are the struct's fields (an unknown name is the engine's error).
+struct_flatten <- function(value, prefix, names) {
+  out <- list()
+  for (k in seq_along(value)) {
+    name <- paste0(prefix, names(value)[k])
+    col <- value[[k]]
+    inner <- is.list(col) && !is.null(names(col)) && !name %in% names &&
+      any(startsWith(names, paste0(name, ".")))
+    out <- c(out, if (inner) struct_flatten(unclass(col), paste0(name, "."), names) else list(col))
+    if (!inner) names(out)[length(out)] <- name
+  }
+  out
+}
+
+# One field's values as the engine takes them: text in UTF-8, times in
+# seconds (`time`), and a list column of a sub-array field (one element
+# per record, each with the field's `shape`) as the array the read gives.
+struct_field_value <- function(col, name, shape, time, what) {
+  if (is.list(col) && !is.data.frame(col)) {
+    k <- prod(shape)
+    if (time) col <- lapply(col, cf_seconds)
+    if (!all(lengths(col) == k)) {
+      zarr_abort("type", sprintf("%s: each element of the list column for field '%s' holds %d value(s)",
+                                 what, name, k))
+    }
+    values <- unlist(col, use.names = FALSE)
+    col <- if (is.null(values)) logical(0) else array(t(matrix(values, k)), c(length(col), shape))
+  }
+  if (time) col <- cf_seconds(col)
+  if (is.factor(col)) col <- as.character(col)
+  if (is.character(col)) col <- enc2utf8(col)
+  if (inherits(col, "AsIs")) class(col) <- setdiff(class(col), "AsIs")
+  col
 }
 
 # as_zarr() of a data.frame: a 1-d struct array, one field per column.
@@ -190,6 +268,10 @@ struct_column_type <- function(col, name) {
     return(paste0("U", n))
   }
   if (inherits(col, "integer64")) return("int64")
+  # (R's times to the microsecond; dates whole days)
+  if (inherits(col, "POSIXt")) return("datetime64[us]")
+  if (inherits(col, "Date")) return("datetime64[D]")
+  if (inherits(col, "difftime")) return("timedelta64[us]")
   switch(typeof(col),
     logical = "bool", integer = "int32", double = "float64", complex = "complex128",
     zarr_abort("type", sprintf("column '%s' of type '%s' cannot be a struct field", name, typeof(col)))

@@ -50,7 +50,30 @@ FLAT = [("a", "<i4"), ("b", "<f8"), ("c", "|b1"), ("h", "<f2"), ("w", "<u2"),
 FLAT_FILL = (-1, np.nan, False, 0.5, 7, -4, np.nan, b"", "")
 
 
+# Times: nanoseconds with NaT and 1970-01-01 (0, the default fill value,
+# which is no NA), and seconds of timedelta, 10-second steps big-endian.
+TIME = [("t", "<M8[ns]"), ("d", "<m8[s]"), ("x", "<f8")]
+TIME_V2 = [("t", ">M8[ms]"), ("d", "<m8[10s]"), ("x", "<f8")]
+
+
+def times(dt):
+    x = np.zeros(4, dtype=dt)
+    x["t"] = np.array(["2024-01-02T03:04:05.123456789", "NaT", "1970-01-01", "1969-12-31T23:59:59.5"],
+                      dtype="M8[ns]").astype(dt["t"])
+    x["d"] = np.array([50, "NaT", -30, 0], dtype="m8[s]").astype(dt["d"])
+    x["x"] = [1, 2, 3, 4]
+    return x
+
+
 def write_v3(root):
+    from numcodecs import GZip
+    dt = np.dtype(TIME)
+    a = zarr.create_array(f"{root}/v3_times", shape=(4,), chunks=(3,), dtype=dt)
+    a[:] = times(dt)
+    # (zarr-python 3.4's zstd refuses datetime64 fields in Zarr v2)
+    a = zarr.create_array(f"{root}/v2_times34", shape=(4,), chunks=(3,), dtype=dt, zarr_format=2,
+                          compressors=GZip())
+    a[:] = times(dt)
     from zarr.codecs import BytesCodec
     dt = np.dtype(FLAT)
     fill = np.array(FLAT_FILL, dtype=dt)[()]
@@ -91,6 +114,17 @@ def write_v2(root):
     a = zarr.open(f"{root}/v2_sub", mode="w", shape=(3, 2), chunks=(2, 2), dtype=dt2,
                   fill_value=None, compressor=None, order="F")
     a[:] = values(dt2, 6).reshape(3, 2)
+    dt = np.dtype(TIME_V2)
+    a = zarr.open(f"{root}/v2_times", mode="w", shape=(4,), chunks=(3,), dtype=dt)
+    a[:] = times(dt)
+    # nested records, and a 1-d sub-array field
+    dt3 = np.dtype([("p", [("x", "<f4"), ("y", ">i2")]), ("m", "<i2", (2,))])
+    a = zarr.open(f"{root}/v2_nested", mode="w", shape=(3,), chunks=(2,), dtype=dt3)
+    x = np.zeros(3, dtype=dt3)
+    x["p"]["x"] = [1.5, 2.5, 3.5]
+    x["p"]["y"] = [-1, 2, 300]
+    x["m"] = [[1, 2], [3, 4], [5, 6]]
+    a[:] = x
 
 
 def plain(v):
@@ -121,10 +155,15 @@ def read(path):
     fill = a.fill_value
     out = {"dtype": str(a.dtype), "fields": {}, "fill": None}
     for name, v in leaves(x):
+        if v.dtype.kind in "Mm":
+            # the int64 counts (NaT: -2^63) and the type, "<M8[ns]"
+            out.setdefault("times", {})[name] = v.dtype.str
+            v = v.astype("int64")
         out["fields"][name] = [plain(e) for e in v.reshape(-1)]
     if fill is not None:
         fill = np.asarray(fill, dtype=x.dtype)
-        out["fill"] = {n: [plain(e) for e in v.reshape(-1)] for n, v in leaves(fill)}
+        out["fill"] = {n: [plain(e) for e in (v.astype("int64") if v.dtype.kind in "Mm" else v).reshape(-1)]
+                       for n, v in leaves(fill)}
     print(json.dumps(out))
 
 

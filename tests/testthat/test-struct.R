@@ -177,7 +177,9 @@ test_that("struct arrays zarr-python writes read as zarr-python reads them", {
   for (writer in names(cases)) {
     root <- withr::local_tempdir()
     struct_py(writer, c("write", root))
-    expect_setequal(list.files(root), names(cases[[writer]]))
+    # (the time and nested stores have tests of their own below)
+    expect_setequal(setdiff(list.files(root), c("v3_times", "v2_times34", "v2_times", "v2_nested")),
+                    names(cases[[writer]]))
     for (name in names(cases[[writer]])) {
       path <- file.path(root, name)
       desc <- jsonlite::fromJSON(struct_py(writer, c("read", path)), simplifyVector = FALSE)
@@ -222,4 +224,144 @@ test_that("struct arrays R writes read exactly in zarr-python 3.4 and 2.18", {
       expect_identical(py_expected(desc, c(3, 5)), g[])
     }
   }
+})
+
+# The int64 counts of a time field that struct_arrays.py read, as text
+# (exact: JSON numbers would become doubles).
+py_counts <- function(writer, path) {
+  desc <- jsonlite::fromJSON(struct_py(writer, c("read", path)), simplifyVector = FALSE, bigint_as_char = TRUE)
+  lapply(desc$fields, function(v) vapply(v, as.character, ""))
+}
+
+# POSIXct (UTC) of seconds since 1970, and difftime of seconds.
+utc <- function(x) structure(x, class = c("POSIXct", "POSIXt"), tzone = "UTC")
+secs <- function(x) structure(x, class = "difftime", units = "secs")
+
+test_that("datetime64 and timedelta64 fields read as POSIXct and difftime, and are written from them", {
+  arr <- create_zarr()$add_array("/", "t", define_array(
+    struct_type(t = "datetime64[ns]", d = "timedelta64[10s]", x = "float64"), 3
+  ))
+  expect_identical(arr$data_type$fill_value, list(t = "NaT", d = "NaT", x = "NaN"))
+  when <- utc(c(1588748889, NA, 0))
+  arr[] <- data.frame(t = when, d = secs(c(-30, 50, NA)), x = 1:3 / 2)
+  expect_identical(arr[], data.frame(t = when, d = secs(c(-30, 50, NA)), x = 1:3 / 2))
+  # Date and POSIXlt are times too; plain numbers are seconds
+  arr[2:3] <- list(t = as.Date(c("2000-03-01", NA)), d = c(7e9, 0))
+  expect_identical(arr[2:3]$t, utc(c(951868800, NA)))
+  expect_identical(arr[2:3]$d, secs(c(7e9, 0)))
+  # raw values: the stored counts, NaT (the fill value) as NA
+  old <- options(zarr.cf_decode = FALSE)
+  on.exit(options(old))
+  raw <- arr[]
+  expect_identical(as.character(raw$t), c("1588748889000000000", "951868800000000000", NA))
+  expect_identical(as.character(raw$d), c("-3", "700000000", "0"))
+  arr[1] <- list(d = bit64::as.integer64(4))
+  options(old)
+  expect_identical(arr[1]$d, secs(40))
+  expect_error(arr[1] <- list(t = "2000-01-01"), "field 't'", class = "zarr_error_type")
+  expect_error(arr[1] <- list(t = 1e300), "field 't'", class = "zarr_error_type")
+})
+
+test_that("as_zarr() stores POSIXct, Date and difftime columns as time fields", {
+  df <- data.frame(at = utc(c(1.5, NA, -86400.25)), day = as.Date(c("1969-12-31", "2024-02-29", NA)),
+                   took = secs(c(0.000001, 3600, NA)))
+  arr <- as_zarr(df)[["/"]]
+  types <- lapply(arr$metadata$data_type$configuration$fields, function(f) f$data_type)
+  expect_identical(types[[1L]], list(name = "numpy.datetime64", configuration = list(unit = "us", scale_factor = 1L)))
+  expect_identical(types[[2L]]$configuration$unit, "D")
+  expect_identical(types[[3L]]$name, "numpy.timedelta64")
+  want <- df
+  want$day <- utc(c(-86400, 1709164800, NA)) # a Date reads back as its midnight
+  expect_identical(arr[], want)
+  # a 2-d array: one POSIXct array per time field
+  g <- create_zarr()$add_array("/", "g", define_array(struct_type(t = "datetime64[s]"), c(2, 2)))
+  g[] <- list(t = utc(matrix(c(1, NA, 3, 4), 2)))
+  expect_identical(g[], list(t = utc(matrix(c(1, NA, 3, 4), 2))))
+})
+
+test_that("time fields zarr-python writes read as it reads them, and R's writes read exactly there", {
+  stores <- list(zarr34 = c("v3_times", "v2_times34"), zarr218 = "v2_times")
+  for (writer in names(stores)) {
+    root <- withr::local_tempdir()
+    struct_py(writer, c("write", root))
+    for (name in stores[[writer]]) {
+      path <- file.path(root, name)
+      counts <- py_counts(writer, path)
+      nat <- "-9223372036854775808"
+      expect_identical(counts$t[2L], nat)
+      # the seconds of each count, as Python's counts are: 1e-9 (ns) or
+      # 1e-3 (ms) per step, 1 or 10 seconds per timedelta step
+      step <- if (name == "v2_times") c(1e-3, 10) else c(1e-9, 1)
+      expect_t <- utc(ifelse(counts$t == nat, NA, as.numeric(counts$t) * step[1L]))
+      expect_d <- secs(ifelse(counts$d == nat, NA, as.numeric(counts$d) * step[2L]))
+      arr <- open_zarr(path)[["/"]]
+      got <- arr[]
+      label <- sprintf("%s %s", writer, name)
+      expect_identical(got, data.frame(t = expect_t, d = expect_d, x = c(1, 2, 3, 4)), label = label)
+      # 1970-01-01 is a time, not the (zero) fill value
+      expect_identical(as.numeric(got$t[3:4]), c(0, -0.5), label = label)
+      # written back: NA is NaT, times in the field's own unit
+      arr[c(1, 4)] <- data.frame(t = utc(c(NA, 1588748889)), d = secs(c(-20, NA)))
+      readers <- if (name == "v3_times") "zarr34" else c("zarr34", "zarr218")
+      per_step <- if (name == "v2_times") "1588748889000" else "1588748889000000000"
+      for (reader in readers) {
+        back <- py_counts(reader, path)
+        expect_identical(back$t, c(nat, counts$t[2:3], per_step), label = paste(label, "read by", reader))
+        expect_identical(back$d, c(if (name == "v2_times") "-2" else "-20", counts$d[2:3], nat),
+                         label = paste(label, "read by", reader))
+      }
+    }
+  }
+})
+
+test_that("nested fields and sub-array fields are written back in every form a read gives", {
+  root <- withr::local_tempdir()
+  struct_py("zarr34", c("write", root))
+  path <- file.path(root, "v3_nested")
+  arr <- open_zarr(path)[["/"]]
+  df <- arr[]
+  expect_identical(names(df), c("p.x", "p.y", "v"))
+  # the read's columns, a nested list and a data.frame column
+  arr[2:3] <- data.frame(p.x = c(20, 30), v = c(-1, -2), check.names = FALSE)
+  arr[1] <- list(p = list(y = 9))
+  arr[4] <- list(p = data.frame(x = 40, y = 44))
+  df$p.x[2:4] <- c(20, 30, 40)
+  df$p.y[c(1, 4)] <- c(9, 44)
+  df$v[2:3] <- c(-1, -2)
+  expect_identical(arr[], df)
+  desc <- jsonlite::fromJSON(struct_py("zarr34", c("read", path)), simplifyVector = FALSE)
+  expect_identical(py_expected(desc, 4), df)
+  expect_identical(unlist(desc$fields$p.y), c(9, 6, 7, 44))
+
+  root <- withr::local_tempdir()
+  struct_py("zarr218", c("write", root))
+  # nested, with a sub-array field read as a matrix column
+  path <- file.path(root, "v2_nested")
+  arr <- open_zarr(path)[["/"]]
+  df <- arr[]
+  expect_identical(df$m, matrix(1:6, 3, byrow = TRUE))
+  df$m[2, ] <- c(-3L, -4L)
+  df$p.y <- c(5L, NA, 7L)
+  arr[] <- df
+  # a list column: one element per record
+  arr[c(1, 3)] <- list(m = list(c(10L, 11L), c(12L, 13L)))
+  df$m[c(1, 3), ] <- matrix(10:13, 2, byrow = TRUE)
+  expect_identical(arr[], df)
+  desc <- jsonlite::fromJSON(struct_py("zarr218", c("read", path)), simplifyVector = FALSE)
+  expect_identical(unlist(desc$fields$m), c(10L, 11L, -3L, -4L, 12L, 13L))
+  expect_identical(unlist(desc$fields$p.y), c(5L, 0L, 7L)) # NA is the fill value, 0
+  expect_identical(unlist(desc$fields$p.x), df$p.x)
+  expect_error(arr[1:2] <- list(m = list(1:3, 1:2)), "field 'm'", class = "zarr_error_type")
+
+  # a 2-d array (Fortran order) with a 2 x 3 sub-array field
+  path <- file.path(root, "v2_sub")
+  arr <- open_zarr(path)[["/"]]
+  x <- arr[]
+  expect_identical(dim(x$m), c(3L, 2L, 2L, 3L))
+  x$m[2, 1, , ] <- matrix(-(1:6), 2)
+  x$i[3, 2] <- 99L
+  arr[] <- x
+  expect_identical(arr[], x)
+  desc <- jsonlite::fromJSON(struct_py("zarr218", c("read", path)), simplifyVector = FALSE)
+  expect_identical(py_expected(desc, c(3, 2)), x)
 })

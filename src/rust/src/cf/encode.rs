@@ -215,6 +215,10 @@ impl Cf {
 }
 
 impl ElementWrite for Cf {
+    fn check(&self, data: &RBuf, dtype: DataType, what: &str) -> Result<()> {
+        self.check_writable(data, dtype, what)
+    }
+
     /// R buffer -> chunk elements of `dtype` (native endian), encoded:
     /// the CF gather, run by the engine's write in place of the plain
     /// one. Values must have passed `check_writable` first.

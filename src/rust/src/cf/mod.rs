@@ -40,6 +40,7 @@ mod xarray;
 pub use time::parse_time_units;
 pub use xarray::missing_attributes;
 
+use crate::dtype::numpy::TimeType;
 use crate::dtype::{DataType, RType};
 use crate::error::Result;
 use crate::metadata::ArrayMetadata;
@@ -149,14 +150,21 @@ fn default_dimension_names(meta: &ArrayMetadata, path: &str) -> bool {
 /// unit, seconds per stored step).
 fn numpy_time(meta: &ArrayMetadata) -> Option<(CfKind, String, Option<f64>)> {
     let dt = meta.extra.get(crate::metadata::numpy_types::WRITTEN)?;
-    let kind = match dt.get("name")?.as_str()? {
-        "numpy.datetime64" => CfKind::Time,
-        "numpy.timedelta64" => CfKind::Timedelta,
-        _ => return None,
+    let name = dt.get("name")?.as_str()?;
+    let t = TimeType::from_v3(name, dt.get("configuration"))?.ok()?;
+    Some(time_steps(&t))
+}
+
+/// A datetime64/timedelta64 type's kind, unit and seconds per stored
+/// step (None for years, months and "generic", which have no fixed
+/// length).
+fn time_steps(t: &TimeType) -> (CfKind, String, Option<f64>) {
+    let kind = if t.delta {
+        CfKind::Timedelta
+    } else {
+        CfKind::Time
     };
-    let unit = dt.pointer("/configuration/unit")?.as_str()?.to_string();
-    let factor = dt.pointer("/configuration/scale_factor")?.as_f64()?;
-    let step = match unit.as_str() {
+    let step = match t.unit.as_str() {
         "W" => Some(7.0 * 86400.0),
         "D" => Some(86400.0),
         "h" => Some(3600.0),
@@ -168,10 +176,13 @@ fn numpy_time(meta: &ArrayMetadata) -> Option<(CfKind, String, Option<f64>)> {
         "ps" => Some(1e-12),
         "fs" => Some(1e-15),
         "as" => Some(1e-18),
-        // Years and months have no fixed length; "generic" no unit.
         _ => None,
     };
-    Some((kind, unit, step.map(|s| s * factor)))
+    (
+        kind,
+        t.unit.clone(),
+        step.map(|s| s * t.scale_factor as f64),
+    )
 }
 
 /// The strings that mark NA in a CF string array, as xarray masks them:
@@ -285,18 +296,8 @@ impl Cf {
             .and_then(Value::as_str)
             .map(|c| c.to_ascii_lowercase());
         let time = cf.units.as_deref().and_then(parse_time_units);
-        if let Some((kind, unit, step)) = numpy_time(meta) {
-            match step {
-                Some(s) => {
-                    (cf.kind, cf.scale, cf.offset) = (kind, s, 0.0);
-                    (cf.transforms, cf.nat, cf.time_unit) = (true, true, Some(unit));
-                }
-                None => {
-                    cf.note = Some(format!(
-                        "numpy.datetime64 unit '{unit}' has no fixed length: the values are the stored numbers"
-                    ))
-                }
-            }
+        if let Some(steps) = numpy_time(meta) {
+            cf.numpy_time(steps);
         } else if let Some((unit, secs, origin)) = time {
             match calendar.as_deref() {
                 None => {}
@@ -326,6 +327,49 @@ impl Cf {
             cf.kind = CfKind::Bool;
         }
         Ok(Some(cf))
+    }
+
+    /// Decode the int64 counts of a numpy.datetime64/timedelta64 type
+    /// (`time_steps`) as seconds: since 1970 for times; NaT is missing.
+    fn numpy_time(&mut self, (kind, unit, step): (CfKind, String, Option<f64>)) {
+        match step {
+            Some(s) => {
+                (self.kind, self.scale, self.offset) = (kind, s, 0.0);
+                (self.transforms, self.nat, self.time_unit) = (true, true, Some(unit));
+            }
+            None => {
+                self.note = Some(format!(
+                    "numpy.datetime64 unit '{unit}' has no fixed length: the values are the stored numbers"
+                ))
+            }
+        }
+    }
+
+    /// How a datetime64/timedelta64 field of a struct array decodes: as
+    /// an array of its type does, `fill` (the field's fill value, None
+    /// where the array has no missing-value marker) marking NA as a v3
+    /// array's fill value does (unless it is 0, zarr-python's default),
+    /// and NaT always.
+    pub fn time_field(t: &TimeType, fill: Option<i64>) -> Cf {
+        let mut cf = Cf {
+            kind: CfKind::Number,
+            missing: Vec::new(),
+            missing_text: Vec::new(),
+            nat: false,
+            scale: 1.0,
+            offset: 0.0,
+            transforms: false,
+            units: None,
+            time_unit: None,
+            note: None,
+        };
+        // (the fill value first: NA is written as it, as in an array)
+        if let Some(f) = fill.filter(|&f| f != 0 && f != i64::MIN) {
+            cf.missing.push(f as f64);
+        }
+        cf.missing.push(i64::MIN as f64);
+        cf.numpy_time(time_steps(t));
+        cf
     }
 
     /// Whether decoding changes any element (else the stored values are

@@ -368,6 +368,33 @@ fn times_without_a_missing_value_write_nat() {
 }
 
 #[test]
+fn struct_time_fields_decode_as_arrays_of_their_type() {
+    let (t, _) = TimeType::from_typestr("<M8[ns]").unwrap().unwrap();
+    // zarr-python's default fill, 0, is 1970-01-01 and no NA; NaT is
+    let zero = Cf::time_field(&t, Some(0));
+    assert_eq!(
+        (zero.kind, zero.nat, zero.scale),
+        (CfKind::Time, true, 1e-9)
+    );
+    assert_eq!(zero.decode(1.5e9), 1.5);
+    assert!(zero.decode(0.0) == 0.0 && zero.decode(i64::MIN as f64).is_nan());
+    let out: Vec<i64> = encode(&zero, DataType::Int64, &[2.0, na_real()]).unwrap();
+    assert_eq!(out, vec![2_000_000_000, i64::MIN]);
+    // a fill value of its own marks NA, and NA is written as it
+    let (d, _) = TimeType::from_typestr(">m8[10s]").unwrap().unwrap();
+    let own = Cf::time_field(&d, Some(7));
+    assert_eq!(own.kind, CfKind::Timedelta);
+    assert!(own.decode(7.0).is_nan() && own.decode(8.0) == 80.0);
+    let out: Vec<i64> = encode(&own, DataType::Int64, &[na_real(), 30.0]).unwrap();
+    assert_eq!(out, vec![7, 3]);
+    // years have no length in seconds: counts, with a note
+    let (y, _) = TimeType::from_typestr("<M8[Y]").unwrap().unwrap();
+    let years = Cf::time_field(&y, None);
+    assert!(!years.transforms && years.note.is_some());
+    assert_eq!(years.r_type(DataType::Int64, true), RType::Integer64);
+}
+
+#[test]
 fn the_range_check_refuses_exactly_the_values_whose_packed_form_is_not_held() {
     // Values around each edge of the stored type, for scales of both signs,
     // an offset much larger than the scale, and 64-bit types: each write is

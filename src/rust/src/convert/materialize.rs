@@ -75,6 +75,10 @@ pub trait ElementRead: Sync + std::fmt::Debug {
 
 /// The write half of an `ElementTransform`.
 pub trait ElementWrite: Sync + std::fmt::Debug {
+    /// Refuse, before anything is written, R data that `write_from`
+    /// cannot store in elements of `dtype` (`what` names the data).
+    fn check(&self, data: &super::RBuf, dtype: DataType, what: &str) -> crate::error::Result<()>;
+
     /// The R buffer -> chunk elements, as `Materialize::write_from`.
     ///
     /// # Safety

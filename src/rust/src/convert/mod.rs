@@ -171,6 +171,27 @@ fn one_run(n: usize) -> [Vec<Span>; 1] {
 /// (NA becomes the fill value). `what` names the data in errors.
 pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) -> Result<Vec<u8>> {
     check_writable(data, dtype, what)?;
+    Ok(encode_checked(data, dtype, fill, None))
+}
+
+/// `encode_elements` through a transform of the layers above (the CF
+/// encoding of a time), which checks the data and stores each value.
+pub fn encode_elements_with(
+    data: &RBuf,
+    dtype: DataType,
+    cf: &dyn ElementTransform,
+    what: &str,
+) -> Result<Vec<u8>> {
+    cf.check(data, dtype, what)?;
+    Ok(encode_checked(data, dtype, &[], Some(cf)))
+}
+
+fn encode_checked(
+    data: &RBuf,
+    dtype: DataType,
+    fill: &[u8],
+    cf: Option<&dyn ElementTransform>,
+) -> Vec<u8> {
     let n = data.len();
     let mut out = vec![0u8; n * dtype.size()];
     let src = RBufPtr::from_ref(data, &[n]);
@@ -178,21 +199,36 @@ pub fn encode_elements(data: &RBuf, dtype: DataType, fill: &[u8], what: &str) ->
         dtype,
         fill,
         na: NaRule::Fill,
-        cf: None,
+        cf,
     };
-    // SAFETY: one run of n elements, inside both buffers.
+    // SAFETY: one run of n elements, inside both buffers; the data passed
+    // the check of whoever converts it.
     unsafe { rules.write_from(&src, out.as_mut_ptr(), &[1], &one_run(n)) };
-    Ok(out)
+    out
 }
 
 /// Native-endian elements of `dtype` -> an R buffer of as many elements,
-/// elements that `na` marks (with `fill`) becoming NA. Returns warnings
-/// about inexact values, naming `what`.
+/// elements that `na` marks (with `fill`) becoming NA, or each converted
+/// by `cf` (whose R type `out` is) when given. Returns warnings about
+/// inexact values, naming `what`.
 pub fn decode_elements(
     bytes: &[u8],
     dtype: DataType,
     fill: &[u8],
     na: NaRule,
+    out: &mut RBufMut,
+    what: &str,
+) -> Result<Vec<String>> {
+    decode_elements_with(bytes, dtype, fill, na, None, out, what)
+}
+
+/// `decode_elements`, through `cf` when given.
+pub fn decode_elements_with(
+    bytes: &[u8],
+    dtype: DataType,
+    fill: &[u8],
+    na: NaRule,
+    cf: Option<&dyn ElementTransform>,
     out: &mut RBufMut,
     what: &str,
 ) -> Result<Vec<String>> {
@@ -210,7 +246,7 @@ pub fn decode_elements(
         dtype,
         fill,
         na,
-        cf: None,
+        cf,
     };
     // SAFETY: one run of n elements; the length was checked above.
     unsafe { rules.read_into(bytes.as_ptr(), &[1], &dst, &one_run(n), &lossy) };

@@ -5,8 +5,8 @@
 //! for each of its elements in turn (R's dims: the selection's, then the
 //! field's), while a record stores its sub-array in C order.
 
-use super::materialize::NaRule;
-use super::{decode_elements, encode_elements, RBuf, RBufMut};
+use super::materialize::{ElementTransform, NaRule};
+use super::{decode_elements_with, encode_elements, encode_elements_with, RBuf, RBufMut};
 use crate::dtype::fixed_text::{decode_bytes, decode_utf32, encode_utf32};
 use crate::dtype::structs::{Field, FieldKind};
 use crate::error::{Result, ZarrError};
@@ -73,15 +73,24 @@ fn native_fill(f: &Field, fill: &[u8]) -> Vec<u8> {
     b
 }
 
+/// How a numeric field's values become R's: elements equal to the
+/// field's fill value are NA when `marks_na`, or `cf` (of the layers
+/// above: the times of datetime64 fields) converts each one.
+#[derive(Clone, Copy)]
+pub struct FieldRules<'a> {
+    pub marks_na: bool,
+    pub cf: Option<&'a dyn ElementTransform>,
+}
+
 /// Numeric field `f` of `records` -> `out` (as many elements as the
-/// column has), elements equal to the field's fill value becoming NA
-/// when `marks_na`. Returns warnings about inexact values.
+/// column has, of the R type `rules` read into). Returns warnings about
+/// inexact values.
 pub fn read_number_field(
     records: &[u8],
     record: usize,
     f: &Field,
     fill: &[u8],
-    marks_na: bool,
+    rules: FieldRules,
     out: &mut RBufMut,
     what: &str,
 ) -> Result<Vec<String>> {
@@ -101,11 +110,12 @@ pub fn read_number_field(
             out.len()
         )));
     }
-    decode_elements(
+    decode_elements_with(
         &units,
         d,
         &native_fill(f, fill),
-        NaRule::of(marks_na),
+        NaRule::of(rules.marks_na),
+        rules.cf,
         out,
         &format!("{what}, field '{}'", f.name),
     )
@@ -151,12 +161,14 @@ pub fn read_text_field(
 }
 
 /// Numeric R data -> field `f` of `records` (NA becomes the field's fill
-/// value; values the field's type cannot hold are refused).
+/// value, or `cf` stores each value; values the field's type cannot hold
+/// are refused).
 pub fn write_number_field(
     records: &mut [u8],
     record: usize,
     f: &Field,
     fill: &[u8],
+    cf: Option<&dyn ElementTransform>,
     data: &RBuf,
     what: &str,
 ) -> Result<()> {
@@ -175,7 +187,10 @@ pub fn write_number_field(
         )));
     }
     let what = format!("{what}, field '{}'", f.name);
-    let mut units = encode_elements(data, d, &native_fill(f, fill), &what)?;
+    let mut units = match cf {
+        Some(cf) => encode_elements_with(data, d, cf, &what)?,
+        None => encode_elements(data, d, &native_fill(f, fill), &what)?,
+    };
     to_order(&mut units, d, f.order());
     set_field_units(records, record, f, &units);
     Ok(())
@@ -241,6 +256,11 @@ mod tests {
     use crate::dtype::Endian;
     use serde_json::json;
 
+    const PLAIN: FieldRules = FieldRules {
+        marks_na: false,
+        cf: None,
+    };
+
     #[test]
     fn sub_arrays_come_out_column_major_after_the_records() {
         assert_eq!(c_to_column_major(&[2, 3]), [0, 2, 4, 1, 3, 5]);
@@ -261,7 +281,7 @@ mod tests {
             7,
             m,
             &[0; 7],
-            false,
+            PLAIN,
             &mut RBufMut::Integer(&mut out),
             "x",
         )
@@ -276,11 +296,12 @@ mod tests {
             7,
             t.field("a").unwrap(),
             &[0; 7],
+            None,
             &RBuf::Integer(&a),
             "x",
         )
         .unwrap();
-        write_number_field(&mut back, 7, m, &[0; 7], &RBuf::Integer(&out), "x").unwrap();
+        write_number_field(&mut back, 7, m, &[0; 7], None, &RBuf::Integer(&out), "x").unwrap();
         assert_eq!(back, records);
     }
 
@@ -299,6 +320,7 @@ mod tests {
             12,
             t.field("a").unwrap(),
             &fill,
+            None,
             &RBuf::Integer(&a),
             "x",
         )
@@ -311,7 +333,10 @@ mod tests {
             12,
             t.field("a").unwrap(),
             &fill,
-            true,
+            FieldRules {
+                marks_na: true,
+                cf: None,
+            },
             &mut RBufMut::Integer(&mut out),
             "x",
         )
@@ -323,6 +348,7 @@ mod tests {
             12,
             t.field("a").unwrap(),
             &fill,
+            None,
             &RBuf::Double(&too_big),
             "arr",
         )

@@ -148,7 +148,7 @@ pub(super) fn r_data<'a>(data: &'a Robj, what: &str) -> Result<RBuf<'a>> {
 
 /// One entry per dimension: a numeric vector of 0-based indices, or one
 /// with attribute `zarr_range` holding c(start, count).
-fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
+pub(super) fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
     if sel.is_null() {
         return Ok(Selection::all(shape));
     }
@@ -196,7 +196,7 @@ const R_MAX_LENGTH: usize = 1 << 52;
 const R_MAX_EXTENT: usize = i32::MAX as usize;
 
 /// Refuse a read whose result R cannot hold, before anything is allocated.
-fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
+pub(super) fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
     let shape = sel.shape();
     let n = sel.num_elements();
     if n > R_MAX_LENGTH || (shape.len() >= 2 && shape.iter().any(|&d| d > R_MAX_EXTENT)) {
@@ -264,7 +264,7 @@ fn rz_array_read(
         check_r_result(&sel, &a.what())?;
         if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
             let opts = io_options(threads, strict);
-            return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names);
+            return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names, true);
         }
         let rtype = result_rtype(&a, bit64);
         let (mut out, warnings) = if rtype == RType::Character {
@@ -318,7 +318,7 @@ fn rz_array_write(h: Robj, sel: Robj, data: Robj, threads: i32, strict: bool) ->
         let a = array_of(&h)?;
         let sel = selection_of(&sel, &a.meta.shape)?;
         if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
-            let w = super::structs::write(&a, &t, &sel, &data, io_options(threads, strict))?;
+            let w = super::structs::write(&a, &t, &sel, &data, io_options(threads, strict), true)?;
             return Ok(with_warnings(().into(), w));
         }
         let w = match (a.meta.data_type, data.rtype()) {

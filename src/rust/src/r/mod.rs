@@ -191,4 +191,5 @@ extendr_module! {
     use key;
     use progress;
     use resize;
+    use structs;
 }

@@ -1,13 +1,123 @@
 //! Bindings of struct arrays: a read gives a named list with one column
 //! per field (dims: the selection's, then a sub-array field's own), a
 //! write takes such a list (`convert::structs` splits and packs records).
+//! A datetime64/timedelta64 field converts through the CF decoding of an
+//! array of its type (`Cf::time_field`) unless the array was asked for
+//! raw values: seconds (since 1970), whose column R makes POSIXct or
+//! difftime (`zarr_time` attribute, see R/struct.R).
 
-use super::array::r_data;
+use super::array::{io_options, r_data, selection_of};
 use super::*;
+use crate::cf::{Cf, CfKind};
 use crate::convert::structs::{
-    read_number_field, read_text_field, write_number_field, write_text_field,
+    read_number_field, read_text_field, write_number_field, write_text_field, FieldRules,
 };
-use crate::dtype::structs::{FieldKind, StructType};
+use crate::dtype::structs::{Field, FieldKind, StructType};
+
+/// The time decoding of field `f` of an array whose stored fill value is
+/// `fill` (None when it marks nothing), when it is a datetime64 or
+/// timedelta64 field and values are decoded.
+fn time_cf(f: &Field, fill: Option<&[u8]>, decode: bool) -> Option<Cf> {
+    let t = f.time.as_ref().filter(|_| decode)?;
+    let fill = fill.map(|b| {
+        let mut v = [0u8; 8];
+        v.copy_from_slice(&b[f.offset..f.offset + 8]);
+        crate::metadata::structs::to_order(&mut v, DataType::Int64, f.order());
+        i64::from_ne_bytes(v)
+    });
+    Some(Cf::time_field(t, fill))
+}
+
+/// The fields of a struct array: `name`, `kind` ("number", "text", "time"
+/// or "timedelta") and `shape` (a sub-array field's, else empty) of each.
+/// @noRd
+#[extendr]
+fn rz_struct_fields(h: Robj) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let t = crate::metadata::structs::layout(&a.meta)?
+            .ok_or_else(|| ZarrError::Type(format!("{}: not a struct array", a.what())))?;
+        let kind = |f: &Field| match (&f.time, f.kind) {
+            (Some(t), _) if t.delta => "timedelta",
+            (Some(_), _) => "time",
+            (None, FieldKind::Number(_)) => "number",
+            (None, _) => "text",
+        };
+        let shapes: Vec<Robj> = t
+            .fields
+            .iter()
+            .map(|f| {
+                f.shape
+                    .iter()
+                    .map(|&n| n as f64)
+                    .collect::<Vec<f64>>()
+                    .into()
+            })
+            .collect();
+        Ok(list!(
+            name = t.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            kind = t.fields.iter().map(kind).collect::<Vec<_>>(),
+            shape = List::from_values(shapes)
+        )
+        .into())
+    })
+}
+
+/// Read a selection of a struct array (see `read`), time fields decoded
+/// when `decode`.
+/// @noRd
+#[extendr]
+#[allow(clippy::too_many_arguments)]
+fn rz_struct_read(
+    h: Robj,
+    sel: Robj,
+    bit64: bool,
+    threads: i32,
+    strict: bool,
+    as_array: bool,
+    dim_names: Robj,
+    decode: bool,
+) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        sel.check(&a.meta.shape, &a.what())?;
+        super::array::check_r_result(&sel, &a.what())?;
+        let t = crate::metadata::structs::layout(&a.meta)?
+            .ok_or_else(|| ZarrError::Type(format!("{}: not a struct array", a.what())))?;
+        let opts = io_options(threads, strict);
+        read(&a, &t, &sel, opts, bit64, as_array, &dim_names, decode)
+    })
+}
+
+/// Write a named list of fields to a selection of a struct array (see
+/// `write`), time fields taking seconds when `decode`.
+/// @noRd
+#[extendr]
+fn rz_struct_write(
+    h: Robj,
+    sel: Robj,
+    data: Robj,
+    threads: i32,
+    strict: bool,
+    decode: bool,
+) -> Robj {
+    guard(|| {
+        let a = array_of(&h)?;
+        let sel = selection_of(&sel, &a.meta.shape)?;
+        let t = crate::metadata::structs::layout(&a.meta)?
+            .ok_or_else(|| ZarrError::Type(format!("{}: not a struct array", a.what())))?;
+        let w = write(&a, &t, &sel, &data, io_options(threads, strict), decode)?;
+        Ok(with_warnings(().into(), w))
+    })
+}
+
+extendr_module! {
+    mod structs;
+    fn rz_struct_fields;
+    fn rz_struct_read;
+    fn rz_struct_write;
+}
 
 /// A buffer for `n` records of `size` bytes, refused as a selection error
 /// when it cannot be had.
@@ -45,6 +155,7 @@ fn read_records(
     Ok((recs, warnings))
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn read(
     a: &Array,
     t: &StructType,
@@ -53,22 +164,50 @@ pub(super) fn read(
     bit64: bool,
     as_array: bool,
     dim_names: &Robj,
+    decode: bool,
 ) -> Result<Robj> {
     let what = a.what();
     let n = sel.num_elements();
     let (recs, mut warnings) = read_records(a, sel, t.size, opts, &what)?;
     let shape: Vec<i32> = sel.shape().iter().map(|&v| v as i32).collect();
     let fill = &a.meta.fill_value.bytes;
+    let marks_na = a.meta.fill_marks_na;
     let mut columns = Vec::with_capacity(t.fields.len());
     for f in &t.fields {
+        let cf = time_cf(f, Some(fill.as_slice()).filter(|_| marks_na), decode);
         let mut col = match f.kind {
             FieldKind::Number(d) => {
-                let rtype = d.r_type(bit64);
+                let rtype = match &cf {
+                    Some(cf) => cf.r_type(d, bit64),
+                    None => d.r_type(bit64),
+                };
+                let rules = FieldRules {
+                    marks_na,
+                    cf: cf
+                        .as_ref()
+                        .map(|c| c as &dyn crate::convert::ElementTransform),
+                };
                 let mut v = alloc_r_vector(rtype, n * f.count());
                 let w = with_r_buffer(&mut v, rtype, |buf| {
-                    read_number_field(&recs, t.size, f, fill, a.meta.fill_marks_na, buf, &what)
+                    read_number_field(&recs, t.size, f, fill, rules, buf, &what)
                 })?;
                 warnings.extend(w);
+                if let Some(cf) = &cf {
+                    warnings.extend(
+                        cf.note
+                            .iter()
+                            .map(|n| format!("{what}, field '{}': {n}", f.name)),
+                    );
+                    let class = match cf.kind {
+                        CfKind::Time => Some("time"),
+                        CfKind::Timedelta => Some("timedelta"),
+                        _ => None,
+                    };
+                    if let Some(class) = class {
+                        v.set_attrib("zarr_time", class)
+                            .map_err(|e| ZarrError::Type(e.to_string()))?;
+                    }
+                }
                 v
             }
             FieldKind::Bytes(_) | FieldKind::Utf32(_) => {
@@ -109,6 +248,7 @@ pub(super) fn write(
     sel: &Selection,
     data: &Robj,
     opts: IoOptions,
+    decode: bool,
 ) -> Result<Vec<String>> {
     let what = a.what();
     let list: List = data.try_into().map_err(|_| {
@@ -137,12 +277,17 @@ pub(super) fn write(
         read_records(a, sel, t.size, opts, &what)?.0
     };
     let fill = &a.meta.fill_value.bytes;
+    let marks_na = a.meta.fill_marks_na;
     for (name, col) in &given {
         let f = t.field(name).expect("checked above");
         match f.kind {
             FieldKind::Number(_) => {
                 let buf = r_data(col, &format!("{what}, field '{name}'"))?;
-                write_number_field(&mut recs, t.size, f, fill, &buf, &what)?;
+                let cf = time_cf(f, Some(fill.as_slice()).filter(|_| marks_na), decode);
+                let cf = cf
+                    .as_ref()
+                    .map(|c| c as &dyn crate::convert::ElementTransform);
+                write_number_field(&mut recs, t.size, f, fill, cf, &buf, &what)?;
             }
             FieldKind::Bytes(_) | FieldKind::Utf32(_) => {
                 let strings: Strings = col.try_into().map_err(|_| {
