@@ -185,7 +185,8 @@ struct_assign <- function(x, sel, value) {
   value <- struct_flatten(unclass(value), "", fields$name)
   value <- Map(function(col, name) {
     k <- match(name, fields$name)
-    struct_field_value(col, name, fields$shape[[k]], info$decode && fields$kind[k] %in% c("time", "timedelta"), what)
+    time <- isTRUE(info$decode) && fields$kind[k] %in% c("time", "timedelta")
+    struct_field_value(col, name, fields$shape[[k]], time, what)
   }, value, names(value))
   zarr_call(with_progress(paste("Writing", what), rz_struct_write(
     info$handle, engine_selection(full, x$shape, what), value, zarr_num_threads(), zarr_strict_checksums(),
@@ -214,6 +215,8 @@ struct_flatten <- function(value, prefix, names) {
 # seconds (`time`), and a list column of a sub-array field (one element
 # per record, each with the field's `shape`) as the array the read gives.
 struct_field_value <- function(col, name, shape, time, what) {
+  # (POSIXlt is a list, not a list column)
+  if (inherits(col, "POSIXlt")) col <- as.POSIXct(col)
   if (is.list(col) && !is.data.frame(col)) {
     k <- prod(shape)
     if (time) col <- lapply(col, cf_seconds)

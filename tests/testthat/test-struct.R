@@ -250,11 +250,14 @@ test_that("datetime64 and timedelta64 fields read as POSIXct and difftime, and a
   arr[2:3] <- list(t = as.Date(c("2000-03-01", NA)), d = c(7e9, 0))
   expect_identical(arr[2:3]$t, utc(c(951868800, NA)))
   expect_identical(arr[2:3]$d, secs(c(7e9, 0)))
+  arr[3] <- list(t = as.POSIXlt("2001-02-03 04:05:06", tz = "UTC"))
+  # (read as count x 1e-9 in double, as a datetime64[ns] array reads)
+  expect_identical(arr[3]$t, utc(981173106e9 * 1e-9))
   # raw values: the stored counts, NaT (the fill value) as NA
   old <- options(zarr.cf_decode = FALSE)
   on.exit(options(old))
   raw <- arr[]
-  expect_identical(as.character(raw$t), c("1588748889000000000", "951868800000000000", NA))
+  expect_identical(as.character(raw$t), c("1588748889000000000", "951868800000000000", "981173106000000000"))
   expect_identical(as.character(raw$d), c("-3", "700000000", "0"))
   arr[1] <- list(d = bit64::as.integer64(4))
   options(old)
