@@ -6,7 +6,9 @@
 # memory, in CPU seconds of the decoding thread (median of REPS): numcodecs'
 # `codec.decode(bytes)`, and here the engine's decode of one chunk as an
 # array read does it after the fetch (an internal binding times it in Rust:
-# chunk_decode_seconds()). Each case is a one-chunk array whose chunk is
+# chunk_decode_seconds()). Each decode on both sides takes a fresh copy of
+# the encoded bytes, made off the clock, as a read decodes bytes it has just
+# fetched (the engine's decode takes its input). Each case is a one-chunk array whose chunk is
 # numcodecs' bytes, with the codec where zarr-python 3 puts it (a filter
 # before `bytes`, a compressor after it, a serializer in its place); the
 # array's read is checked to equal numcodecs' decode. A second column times

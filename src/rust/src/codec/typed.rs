@@ -8,7 +8,8 @@
 //! target type cannot hold, which that path reports.
 
 use super::numeric::{Elem, Kind};
-use crate::error::{try_buffer, Result};
+use crate::error::Result;
+use crate::pages::try_chunk_buffer;
 use std::mem::MaybeUninit;
 
 /// A little-endian element type of the typed loops.
@@ -261,7 +262,7 @@ macro_rules! with_prim {
 /// The same type on both sides, under `Cast`, is a copy.
 pub fn convert<C: Conv>(from: Elem, to: Elem, input: &[u8], conv: &C) -> Result<Option<Vec<u8>>> {
     let bytes = input.len() / from.size * to.size;
-    let mut out = try_buffer(bytes, "a filter's output")?;
+    let mut out = try_chunk_buffer(bytes, "a filter's output")?;
     let spare = &mut out.spare_capacity_mut()[..bytes];
     let done: Option<bool> = with_prim!(
         from,
