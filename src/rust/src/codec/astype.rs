@@ -11,10 +11,11 @@ use super::registry::{CodecSpec, Kind, Param};
 use super::retype::{Retype, TypeMembers};
 use super::typed::cast;
 use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::Result;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub const NAME: &str = "numcodecs.astype";
 
@@ -88,32 +89,14 @@ impl BytesToBytes for AsType {
         AsType::cast(t.array, t.stored, &input)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        let t = self.0;
-        t.decoded(input, decoded_len)?;
-        match cast(t.stored, t.array, input)? {
-            Some(out) => Ok(out),
-            None => self.decode_general(input, decoded_len),
-        }
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.decode_general(b, to.len);
+        self.0.cast_back(Cow::Borrowed(input), to.len, general)
     }
 
-    // Stored in the array's own type, the data are the decoded elements.
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        if self.0.stored != self.0.array {
-            return self.decode_slice(&input, decoded_len, ctx);
-        }
-        self.0.decoded(&input, decoded_len)?;
-        Ok(input)
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.decode_general(b, to.len);
+        self.0.cast_back(Cow::Owned(input), to.len, general)
     }
 }
 

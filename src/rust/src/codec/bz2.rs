@@ -52,14 +52,18 @@ mod tests {
         let data = doubles();
         let enc = c.encode(data.clone()).unwrap();
         assert!(enc.len() < data.len() / 2);
-        assert!(c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data);
-        assert!(c.decode(enc.clone(), None, &ctx(&w)).unwrap() == data);
+        assert!(
+            c.decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
+                .unwrap()
+                == data
+        );
+        assert!(c.decode(enc.clone(), ctx(&w).decode_to(None)).unwrap() == data);
         // numcodecs.BZ2(level=9).encode(b"hello zarr\n") (numcodecs 0.16).
         let known = unhex(
             "425a6839314159265359ba060ddc00000251800010400022449010200031064c414c0f280963ed5e177245385090ba060ddc",
         );
         assert_eq!(
-            c.decode(known, Some(11), &ctx(&w)).unwrap(),
+            c.decode(known, ctx(&w).decode_to(Some(11))).unwrap(),
             b"hello zarr\n"
         );
         for bad in [
@@ -67,11 +71,11 @@ mod tests {
             b"BZh9garbage".to_vec(),
             enc[..enc.len() / 2].to_vec(),
         ] {
-            let e = c.decode(bad, None, &ctx(&w)).unwrap_err();
+            let e = c.decode(bad, ctx(&w).decode_to(None)).unwrap_err();
             assert_eq!(e.kind(), "codec");
             assert!(e.message().contains("bz2"), "{}", e.message());
         }
-        let e = c.decode(enc, Some(10), &ctx(&w)).unwrap_err();
+        let e = c.decode(enc, ctx(&w).decode_to(Some(10))).unwrap_err();
         assert!(e.message().contains("10"), "{}", e.message());
         for v in [json!({}), json!({"level": 0}), json!({"level": 10})] {
             assert_eq!(built(&SPEC, v).unwrap_err().kind(), "metadata");

@@ -21,7 +21,7 @@ use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
 use super::retype::{Retype, TypeMembers};
 use super::typed::{convert, Conv, Prim};
 use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -179,17 +179,12 @@ impl BytesToBytes for FixedScaleOffset {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.types.decoded(input, decoded_len)?;
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        self.types.decoded(input, to.len)?;
         let conv = DivAdd::of(self);
         match convert(self.types.stored, self.types.array, input, &conv)? {
             Some(out) => Ok(out),
-            None => self.decode_general(input, decoded_len, ctx),
+            None => self.decode_general(input, to.len),
         }
     }
 }
@@ -201,7 +196,6 @@ impl FixedScaleOffset {
         &self,
         input: &[u8],
         decoded_len: Option<usize>,
-        _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         let a = self.types.stored;
         let (off, sc) = (Self::num(&self.offset), Self::num(&self.scale));

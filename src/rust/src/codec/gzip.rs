@@ -80,11 +80,13 @@ mod tests {
                 );
             }
             assert!(
-                c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data,
+                c.decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
+                    .unwrap()
+                    == data,
                 "level {level}"
             );
             assert!(
-                c.decode(enc, None, &ctx(&w)).unwrap() == data,
+                c.decode(enc, ctx(&w).decode_to(None)).unwrap() == data,
                 "level {level}"
             );
         }
@@ -95,7 +97,7 @@ mod tests {
         let w = Warnings::default();
         let enc = gzip(5).encode(Vec::new()).unwrap();
         assert_eq!(
-            gzip(5).decode(enc, Some(0), &ctx(&w)).unwrap(),
+            gzip(5).decode(enc, ctx(&w).decode_to(Some(0))).unwrap(),
             Vec::<u8>::new()
         );
     }
@@ -106,7 +108,7 @@ mod tests {
         let known = unhex("1f8b0800000000000203cb48cdc9c957a84a2c2ae2020087d14e6b0b000000");
         let w = Warnings::default();
         assert_eq!(
-            gzip(1).decode(known, Some(11), &ctx(&w)).unwrap(),
+            gzip(1).decode(known, ctx(&w).decode_to(Some(11))).unwrap(),
             b"hello zarr\n"
         );
     }
@@ -117,7 +119,7 @@ mod tests {
         let mut enc = gzip(6).encode(b"first ".to_vec()).unwrap();
         enc.extend(gzip(1).encode(b"second".to_vec()).unwrap());
         assert_eq!(
-            gzip(6).decode(enc, None, &ctx(&w)).unwrap(),
+            gzip(6).decode(enc, ctx(&w).decode_to(None)).unwrap(),
             b"first second"
         );
     }
@@ -132,15 +134,15 @@ mod tests {
         assert!(is_zlib(&enc));
         assert!(
             gzip(6)
-                .decode(enc.clone(), Some(data.len()), &ctx(&w))
+                .decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
                 .unwrap()
                 == data
         );
-        assert!(gzip(6).decode(enc, None, &ctx(&w)).unwrap() == data);
+        assert!(gzip(6).decode(enc, ctx(&w).decode_to(None)).unwrap() == data);
         // zlib.compress(b"hello zarr\n") from CPython 3.12.
         let known = unhex("789ccb48cdc9c957a84a2c2ae20200199403fe");
         assert_eq!(
-            gzip(6).decode(known, None, &ctx(&w)).unwrap(),
+            gzip(6).decode(known, ctx(&w).decode_to(None)).unwrap(),
             b"hello zarr\n"
         );
     }
@@ -155,7 +157,7 @@ mod tests {
             vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0xff],
         ] {
             let e = gzip(1)
-                .decode(garbage.clone(), Some(8), &ctx(&w))
+                .decode(garbage.clone(), ctx(&w).decode_to(Some(8)))
                 .unwrap_err();
             assert_eq!(e.kind(), "codec", "{garbage:?}");
             assert!(e.message().contains("gzip"));
@@ -166,7 +168,10 @@ mod tests {
             *b = b.wrapping_mul(31).wrapping_add(7);
         }
         assert_eq!(
-            gzip(1).decode(enc, None, &ctx(&w)).unwrap_err().kind(),
+            gzip(1)
+                .decode(enc, ctx(&w).decode_to(None))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
     }
@@ -185,7 +190,7 @@ mod tests {
         ] {
             for hint in [Some(data.len()), None] {
                 let e = gzip(9)
-                    .decode(enc[..cut].to_vec(), hint, &ctx(&w))
+                    .decode(enc[..cut].to_vec(), ctx(&w).decode_to(hint))
                     .unwrap_err();
                 assert_eq!(e.kind(), "codec", "cut at {cut}");
             }
@@ -196,7 +201,7 @@ mod tests {
         for cut in [enc.len() - 1, enc.len() - 4, enc.len() / 2] {
             for hint in [Some(data.len()), None] {
                 let e = gzip(9)
-                    .decode(enc[..cut].to_vec(), hint, &ctx(&w))
+                    .decode(enc[..cut].to_vec(), ctx(&w).decode_to(hint))
                     .unwrap_err();
                 assert_eq!(e.kind(), "codec", "zlib cut at {cut}");
             }
@@ -210,7 +215,10 @@ mod tests {
         let n = enc.len();
         enc[n - 6] ^= 0xff; // inside the CRC-32
         assert_eq!(
-            gzip(5).decode(enc, None, &ctx(&w)).unwrap_err().kind(),
+            gzip(5)
+                .decode(enc, ctx(&w).decode_to(None))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
     }
@@ -219,7 +227,9 @@ mod tests {
     fn output_beyond_the_expected_size_is_refused() {
         let w = Warnings::default();
         let enc = gzip(9).encode(vec![0u8; 1 << 20]).unwrap();
-        let e = gzip(9).decode(enc, Some(1000), &ctx(&w)).unwrap_err();
+        let e = gzip(9)
+            .decode(enc, ctx(&w).decode_to(Some(1000)))
+            .unwrap_err();
         assert_eq!(e.kind(), "codec");
         assert!(e.message().contains("1000"));
     }

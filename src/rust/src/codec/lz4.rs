@@ -100,16 +100,23 @@ mod tests {
         let enc = c.encode(data.clone()).unwrap();
         assert_eq!(&enc[..4], &(data.len() as u32).to_le_bytes());
         assert!(enc.len() < data.len() / 2);
-        assert!(c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data);
-        assert!(c.decode(enc, None, &ctx(&w)).unwrap() == data);
+        assert!(
+            c.decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
+                .unwrap()
+                == data
+        );
+        assert!(c.decode(enc, ctx(&w).decode_to(None)).unwrap() == data);
         // numcodecs.LZ4().encode(b"hello zarr hello zarr hello zarr\n") (numcodecs 0.16).
         let known = unhex("21000000bd68656c6c6f207a617272200b00507a6172720a");
         assert_eq!(
-            c.decode(known, None, &ctx(&w)).unwrap(),
+            c.decode(known, ctx(&w).decode_to(None)).unwrap(),
             b"hello zarr hello zarr hello zarr\n"
         );
         let enc = c.encode(Vec::new()).unwrap();
-        assert!(c.decode(enc, Some(0), &ctx(&w)).unwrap().is_empty());
+        assert!(c
+            .decode(enc, ctx(&w).decode_to(Some(0)))
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -125,11 +132,11 @@ mod tests {
             [&[0xff, 0xff, 0xff, 0x7f][..], &enc[4..]].concat(),
             enc[..enc.len() / 2].to_vec(),
         ] {
-            let e = c.decode(bad, None, &ctx(&w)).unwrap_err();
+            let e = c.decode(bad, ctx(&w).decode_to(None)).unwrap_err();
             assert_eq!(e.kind(), "codec");
             assert!(e.message().contains("lz4"), "{}", e.message());
         }
-        let e = c.decode(enc, Some(8), &ctx(&w)).unwrap_err();
+        let e = c.decode(enc, ctx(&w).decode_to(Some(8))).unwrap_err();
         assert!(e.message().contains("expected 8"), "{}", e.message());
         let e = built(&SPEC, json!({"acceleration": "fast"})).unwrap_err();
         assert_eq!(e.kind(), "metadata");

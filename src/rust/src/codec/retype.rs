@@ -6,9 +6,11 @@
 //! own members and arithmetic.
 
 use super::numeric::{elem_member, text_member, typed_config, Elem};
+use super::typed::cast;
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The names of a filter's two type members.
 #[derive(PartialEq, Eq)]
@@ -127,6 +129,26 @@ impl Retype {
                 self.members.short()
             ))),
             _ => Ok(n),
+        }
+    }
+
+    /// Decoding that casts the stored elements back to the array's type
+    /// (`len`: the bytes expected, when known): the typed cast where there
+    /// is one, else `general`. Stored in the array's own type, the input
+    /// is the decoded elements, and owned bytes are handed back unchanged.
+    pub fn cast_back(
+        &self,
+        input: Cow<'_, [u8]>,
+        len: Option<usize>,
+        general: impl FnOnce(&[u8]) -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        self.decoded(&input, len)?;
+        if self.stored == self.array {
+            return Ok(input.into_owned());
+        }
+        match cast(self.stored, self.array, &input)? {
+            Some(out) => Ok(out),
+            None => general(&input),
         }
     }
 

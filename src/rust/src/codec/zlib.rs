@@ -66,11 +66,18 @@ mod tests {
             if level != 0 {
                 assert!(enc.len() < data.len() / 2, "level {level}");
             }
-            assert!(c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data);
-            assert!(c.decode(enc, None, &ctx(&w)).unwrap() == data);
+            assert!(
+                c.decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
+                    .unwrap()
+                    == data
+            );
+            assert!(c.decode(enc, ctx(&w).decode_to(None)).unwrap() == data);
         }
         let enc = zlib(1).encode(Vec::new()).unwrap();
-        assert!(zlib(1).decode(enc, Some(0), &ctx(&w)).unwrap().is_empty());
+        assert!(zlib(1)
+            .decode(enc, ctx(&w).decode_to(Some(0)))
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -79,11 +86,13 @@ mod tests {
         let known = unhex("7801cb48cdc9c957a84a2c2ae20200199403fe");
         let w = Warnings::default();
         assert_eq!(
-            zlib(5).decode(known.clone(), Some(11), &ctx(&w)).unwrap(),
+            zlib(5)
+                .decode(known.clone(), ctx(&w).decode_to(Some(11)))
+                .unwrap(),
             b"hello zarr\n"
         );
         assert_eq!(
-            zlib(5).decode(known, None, &ctx(&w)).unwrap(),
+            zlib(5).decode(known, ctx(&w).decode_to(None)).unwrap(),
             b"hello zarr\n"
         );
         // Level 1 writes the same stream as Python's zlib at level 1.
@@ -100,7 +109,9 @@ mod tests {
             b"not compressed".to_vec(),
             vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0],
         ] {
-            let e = zlib(1).decode(garbage, Some(8), &ctx(&w)).unwrap_err();
+            let e = zlib(1)
+                .decode(garbage, ctx(&w).decode_to(Some(8)))
+                .unwrap_err();
             assert_eq!(e.kind(), "codec");
             assert!(e.message().contains("zlib"), "{}", e.message());
         }
@@ -109,7 +120,7 @@ mod tests {
         for cut in [enc.len() - 1, enc.len() - 4, enc.len() / 2, 3] {
             for hint in [Some(data.len()), None] {
                 let e = zlib(6)
-                    .decode(enc[..cut].to_vec(), hint, &ctx(&w))
+                    .decode(enc[..cut].to_vec(), ctx(&w).decode_to(hint))
                     .unwrap_err();
                 assert_eq!(e.kind(), "codec", "cut at {cut}");
             }
@@ -118,10 +129,15 @@ mod tests {
         let n = bad.len();
         bad[n - 2] ^= 0xff; // inside the Adler-32
         assert_eq!(
-            zlib(6).decode(bad, None, &ctx(&w)).unwrap_err().kind(),
+            zlib(6)
+                .decode(bad, ctx(&w).decode_to(None))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
-        let e = zlib(6).decode(enc, Some(100), &ctx(&w)).unwrap_err();
+        let e = zlib(6)
+            .decode(enc, ctx(&w).decode_to(Some(100)))
+            .unwrap_err();
         assert!(e.message().contains("100"), "{}", e.message());
     }
 
