@@ -7,11 +7,10 @@
 //! Configuration: `encode_dtype` and `decode_dtype`, NumPy type strings.
 
 use super::numeric::{unfit, Elem, Kind as ElemKind};
-use super::registry::{CodecSpec, Kind, Param};
-use super::retype::{Retype, TypeMembers};
+use super::registry::CodecSpec;
+use super::retype::{retype_spec, Retype, TypeMembers};
 use super::typed::cast;
-use super::v2::v2_carried;
-use super::{BytesToBytes, DecodeTo, Mode};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::Result;
 use serde_json::{Map, Value};
@@ -21,24 +20,16 @@ pub const NAME: &str = "numcodecs.astype";
 
 static TYPES: TypeMembers = TypeMembers::required(NAME, "decode_dtype", "encode_dtype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("astype", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
-        Param::required(
-            "encode_dtype",
-            Kind::Other("a NumPy type string such as \"<f4\""),
-        ),
-        Param::required(
-            "decode_dtype",
-            Kind::Other("a NumPy type string such as \"<f8\""),
-        ),
+// New arrays: the array's own type (to be narrowed by the caller).
+pub static SPEC: CodecSpec = retype_spec!(
+    "astype",
+    AsType,
+    &[
+        TYPES.stored_param("a NumPy type string such as \"<f4\""),
+        TYPES.array_param("a NumPy type string such as \"<f8\""),
     ],
-    // New arrays: the array's own type (to be narrowed by the caller).
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(AsType::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug)]
 pub struct AsType(Retype);

@@ -13,10 +13,9 @@
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
 use super::numeric::Kind;
-use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::retype::{Retype, TypeMembers};
-use super::v2::v2_carried;
-use super::{BytesToBytes, DecodeTo, Mode};
+use super::registry::CodecSpec;
+use super::retype::{retype_spec, Retype, TypeMembers};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -25,25 +24,16 @@ pub const NAME: &str = "numcodecs.delta";
 
 static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("delta", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
-        Param::required(
-            "dtype",
-            ParamKind::Other("a NumPy type string such as \"<i4\""),
-        ),
-        Param::optional(
-            "astype",
-            ParamKind::Other("a NumPy type string (absent: dtype)"),
-            Lit::Null,
-        ),
+// New arrays: differences in the array's own type, little endian.
+pub static SPEC: CodecSpec = retype_spec!(
+    "delta",
+    Delta,
+    &[
+        TYPES.array_param("a NumPy type string such as \"<i4\""),
+        TYPES.stored_param("a NumPy type string (absent: dtype)"),
     ],
-    // New arrays: differences in the array's own type, little endian.
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(Delta::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta(Retype);

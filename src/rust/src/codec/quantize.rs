@@ -8,10 +8,9 @@
 //! `dtype`'s own type, float16 through float32.
 
 use super::numeric::{Kind, Op};
-use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::retype::{Retype, TypeMembers};
-use super::v2::v2_carried;
-use super::{BytesToBytes, DecodeTo, Mode};
+use super::registry::{CodecSpec, Kind as ParamKind, Param};
+use super::retype::{retype_spec, Retype, TypeMembers};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -21,26 +20,17 @@ pub const NAME: &str = "numcodecs.quantize";
 
 static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("quantize", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
+// New arrays: the array's type; digits has to be chosen.
+pub static SPEC: CodecSpec = retype_spec!(
+    "quantize",
+    Quantize,
+    &[
         Param::required("digits", ParamKind::Int(-300, 300)),
-        Param::required(
-            "dtype",
-            ParamKind::Other("a NumPy float type string such as \"<f8\""),
-        ),
-        Param::optional(
-            "astype",
-            ParamKind::Other("a NumPy float type string (absent: dtype)"),
-            Lit::Null,
-        ),
+        TYPES.array_param("a NumPy float type string such as \"<f8\""),
+        TYPES.stored_param("a NumPy float type string (absent: dtype)"),
     ],
-    // New arrays: the array's type; digits has to be chosen.
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(Quantize::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug)]
 pub struct Quantize {

@@ -6,6 +6,7 @@
 //! own members and arithmetic.
 
 use super::numeric::{elem_member, text_member, typed_config, Elem};
+use super::registry::{Kind, Lit, Param};
 use super::typed::cast;
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -44,6 +45,20 @@ impl TypeMembers {
             array,
             stored,
             optional: false,
+        }
+    }
+
+    /// The declaration of the array's type member, which takes `what`.
+    pub const fn array_param(&self, what: &'static str) -> Param {
+        Param::required(self.array, Kind::Other(what))
+    }
+
+    /// The declaration of the stored type member, which takes `what`.
+    pub const fn stored_param(&self, what: &'static str) -> Param {
+        if self.optional {
+            Param::optional(self.stored, Kind::Other(what), Lit::Null)
+        } else {
+            Param::required(self.stored, Kind::Other(what))
         }
     }
 
@@ -93,6 +108,26 @@ impl TypeMembers {
         Some((self.stored, fallback))
     }
 }
+
+/// The `CodecSpec` of a filter that stores the array's elements as
+/// another type (numcodecs' id `$id`, built by `$codec::from_config`), of
+/// the calling file's `NAME` and `TYPES`: its members `$params` (the type
+/// members among them declared by `TYPES`), and `$new` the values of its
+/// other members in a new array's configuration, whose types are the
+/// array's.
+macro_rules! retype_spec {
+    ($id:literal, $codec:ty, $params:expr, $new:expr $(,)?) => {
+        $crate::codec::registry::CodecSpec {
+            name: NAME,
+            v2: $crate::codec::v2::v2_carried!($id, filter: true, output: TYPES.v2_output()),
+            mode: $crate::codec::Mode::ArrayToArray,
+            params: $params,
+            defaults: Some(|dtype, _| TYPES.defaults(dtype, &$new, &SPEC.members())),
+            build: Some(|cfg, dtype| Ok(Box::new(<$codec>::from_config(cfg, dtype)?))),
+        }
+    };
+}
+pub(crate) use retype_spec;
 
 /// A filter's two element types, as configured.
 #[derive(Clone, Copy, PartialEq, Eq)]
