@@ -102,3 +102,7 @@ macro_rules! level_codec_spec {
     };
 }
 pub(crate) use level_codec_spec;
+
+#[cfg(test)]
+#[path = "level_tests.rs"]
+mod tests;
