@@ -382,7 +382,7 @@ impl BytesToBytes for Lzma {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{built, ctx, stepped_doubles, unhex};
+    use super::super::test_util::{assert_decodes, built, ctx, stepped_doubles, unhex};
     use super::super::Warnings;
     use super::*;
     use serde_json::json;
@@ -446,11 +446,7 @@ mod tests {
             let c = built(&SPEC, cfg.clone()).unwrap();
             let enc = c.encode(data.clone()).unwrap();
             assert!(enc.len() < data.len() / 10, "{cfg}");
-            assert!(
-                c.decode(enc.clone(), ctx(&w).decode_to(Some(data.len())))
-                    .unwrap()
-                    == data
-            );
+            assert_decodes(&*c, &enc, &data, "");
             let e = c
                 .decode(enc.clone(), ctx(&w).decode_to(Some(100)))
                 .unwrap_err();

@@ -1,6 +1,6 @@
 //! zstd: round trips, frames from other writers, checksums, damage.
 
-use super::super::test_util::{ctx_of as ctx, CHUNK};
+use super::super::test_util::{assert_decodes, ctx_of as ctx, CHUNK};
 use super::super::Warnings;
 use super::*;
 
@@ -60,12 +60,7 @@ fn round_trips_at_several_levels() {
             zstd_safe::get_frame_content_size(&enc).ok(),
             Some(Some(data.len() as u64))
         );
-        assert!(
-            c.decode(enc.clone(), ctx(&w, true).decode_to(Some(data.len())))
-                .unwrap()
-                == data
-        );
-        assert!(c.decode(enc, ctx(&w, true).decode_to(None)).unwrap() == data);
+        assert_decodes(&c, &enc, &data, "");
     }
     assert!(w.take().is_empty());
 }

@@ -1,7 +1,7 @@
 //! The blosc codec against c-blosc's own headers and zarr-python's
 //! buffers, and the header checks that keep corrupt input from c-blosc.
 
-use super::super::test_util::{ctx_of, unhex};
+use super::super::test_util::{assert_decodes, ctx_of, unhex};
 use super::super::Warnings;
 use super::*;
 use blosc_src::{blosc_cbuffer_sizes, BLOSC_BITSHUFFLE, BLOSC_NOSHUFFLE, BLOSC_SHUFFLE};
@@ -38,7 +38,6 @@ fn doubles() -> Vec<u8> {
 
 #[test]
 fn every_cname_and_shuffle_round_trips() {
-    let w = Warnings::default();
     let data = doubles();
     for cname in CNAMES {
         for shuffle in SHUFFLES {
@@ -68,23 +67,13 @@ fn every_cname_and_shuffle_round_trips() {
                 shuffle == "bitshuffle",
                 "{cname}/{shuffle}: flags {flags:#x}"
             );
-            assert!(
-                c.decode(enc.clone(), ctx_of(&w, true).decode_to(Some(data.len())))
-                    .unwrap()
-                    == data,
-                "{cname}/{shuffle}"
-            );
-            assert!(
-                c.decode(enc, ctx_of(&w, true).decode_to(None)).unwrap() == data,
-                "{cname}/{shuffle}"
-            );
+            assert_decodes(&c, &enc, &data, &format!("{cname}/{shuffle}"));
         }
     }
 }
 
 #[test]
 fn every_clevel_round_trips_and_zero_stores_plainly() {
-    let w = Warnings::default();
     let data = doubles();
     for clevel in 0..=9 {
         let c = blosc(
@@ -96,17 +85,12 @@ fn every_clevel_round_trips_and_zero_stores_plainly() {
             assert_eq!(enc.len(), data.len() + 16);
             assert_ne!(u32::from(enc[2]) & BLOSC_MEMCPYED, 0);
         }
-        assert!(
-            c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
-                .unwrap()
-                == data
-        );
+        assert_decodes(&c, &enc, &data, "");
     }
 }
 
 #[test]
 fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
-    let w = Warnings::default();
     let data = doubles();
     let cfg = json!({"cname": "lz4", "clevel": 5, "shuffle": "shuffle"});
     for (dtype, size) in [
@@ -119,11 +103,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
         assert_eq!(c.typesize, size);
         let enc = c.encode(data.clone()).unwrap();
         assert_eq!(usize::from(enc[3]), size);
-        assert!(
-            c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
-                .unwrap()
-                == data
-        );
+        assert_decodes(&c, &enc, &data, "");
     }
     for typesize in [1, 2, 3, 4, 7, 8, 16, 255] {
         let c = blosc(
@@ -133,12 +113,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
         assert_eq!(c.typesize, typesize);
         let enc = c.encode(data.clone()).unwrap();
         assert_eq!(usize::from(enc[3]), typesize);
-        assert!(
-            c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
-                .unwrap()
-                == data,
-            "typesize {typesize}"
-        );
+        assert_decodes(&c, &enc, &data, &format!("typesize {typesize}"));
     }
     // Over c-blosc's 255, shuffling falls back to single bytes; the data still round trips.
     let c = blosc(
@@ -147,11 +122,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
     );
     let enc = c.encode(data.clone()).unwrap();
     assert_eq!(enc[3], 1);
-    assert!(
-        c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
-            .unwrap()
-            == data
-    );
+    assert_decodes(&c, &enc, &data, "");
     // The right typesize is what makes shuffling pay.
     let shuffled = |t: usize| {
         blosc(
@@ -172,7 +143,6 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
 
 #[test]
 fn an_explicit_blocksize_is_used() {
-    let w = Warnings::default();
     let data = doubles();
     // zstd because c-blosc enlarges the blocks of codecs it splits (blosclz, lz4).
     for blocksize in [0usize, 256, 4096, 1 << 16] {
@@ -185,11 +155,7 @@ fn an_explicit_blocksize_is_used() {
         if blocksize > 0 {
             assert_eq!(header_sizes(&enc).2, blocksize);
         }
-        assert!(
-            c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
-                .unwrap()
-                == data
-        );
+        assert_decodes(&c, &enc, &data, "");
     }
 }
 
