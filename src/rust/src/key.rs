@@ -150,34 +150,24 @@ mod tests {
     ];
 
     #[test]
-    fn default_keys() {
-        let slash = Default { separator: '/' };
-        let dot = Default { separator: '.' };
-        assert_eq!(slash.key(&[1, 23, 45]), "c/1/23/45");
-        assert_eq!(dot.key(&[1, 23, 45]), "c.1.23.45");
-        assert_eq!(slash.key(&[0]), "c/0");
-        assert_eq!(slash.key(&[]), "c");
-        assert_eq!(dot.key(&[]), "c");
-        assert_eq!(slash.parse("c/1/23/45", 3), Some(vec![1, 23, 45]));
-        assert_eq!(dot.parse("c.1.23.45", 3), Some(vec![1, 23, 45]));
-        assert_eq!(slash.parse("c", 0), Some(vec![]));
-        assert_eq!(dot.parse("c", 0), Some(vec![]));
-    }
-
-    #[test]
-    fn v2_keys() {
-        let dot = V2 { separator: '.' };
-        let slash = V2 { separator: '/' };
-        assert_eq!(dot.key(&[1, 23, 45]), "1.23.45");
-        assert_eq!(slash.key(&[1, 23, 45]), "1/23/45");
-        assert_eq!(dot.key(&[7]), "7");
-        assert_eq!(dot.key(&[]), "0");
-        assert_eq!(slash.key(&[]), "0");
-        assert_eq!(dot.parse("1.23.45", 3), Some(vec![1, 23, 45]));
-        assert_eq!(slash.parse("1/23/45", 3), Some(vec![1, 23, 45]));
-        assert_eq!(dot.parse("7", 1), Some(vec![7]));
-        assert_eq!(dot.parse("0", 0), Some(vec![]));
-        assert_eq!(slash.parse("0", 0), Some(vec![]));
+    fn keys_of_each_encoding_and_back() {
+        // (encoding, chunk indices, key): the key is written and parsed back.
+        let cases: [(ChunkKeyEncoding, &[u64], &str); 10] = [
+            (ALL[0], &[1, 23, 45], "c/1/23/45"),
+            (ALL[1], &[1, 23, 45], "c.1.23.45"),
+            (ALL[0], &[0], "c/0"),
+            (ALL[0], &[], "c"),
+            (ALL[1], &[], "c"),
+            (ALL[3], &[1, 23, 45], "1.23.45"),
+            (ALL[2], &[1, 23, 45], "1/23/45"),
+            (ALL[3], &[7], "7"),
+            (ALL[3], &[], "0"),
+            (ALL[2], &[], "0"),
+        ];
+        for (enc, idx, key) in cases {
+            assert_eq!(enc.key(idx), key, "{enc:?}");
+            assert_eq!(enc.parse(key, idx.len()), Some(idx.to_vec()), "{enc:?}");
+        }
     }
 
     #[test]

@@ -7,37 +7,29 @@
 //! Configuration: `encode_dtype` and `decode_dtype`, NumPy type strings.
 
 use super::numeric::{unfit, Elem, Kind as ElemKind};
-use super::registry::{CodecSpec, Kind, Param};
-use super::retype::{Retype, TypeMembers};
+use super::registry::CodecSpec;
+use super::retype::{retype_spec, Retype, TypeMembers};
 use super::typed::cast;
-use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::Result;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub const NAME: &str = "numcodecs.astype";
 
 static TYPES: TypeMembers = TypeMembers::required(NAME, "decode_dtype", "encode_dtype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("astype", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
-        Param::required(
-            "encode_dtype",
-            Kind::Other("a NumPy type string such as \"<f4\""),
-        ),
-        Param::required(
-            "decode_dtype",
-            Kind::Other("a NumPy type string such as \"<f8\""),
-        ),
+// New arrays: the array's own type (to be narrowed by the caller).
+pub static SPEC: CodecSpec = retype_spec!(
+    "astype",
+    AsType,
+    &[
+        TYPES.stored_param("a NumPy type string such as \"<f4\""),
+        TYPES.array_param("a NumPy type string such as \"<f8\""),
     ],
-    // New arrays: the array's own type (to be narrowed by the caller).
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(AsType::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug)]
 pub struct AsType(Retype);
@@ -88,32 +80,14 @@ impl BytesToBytes for AsType {
         AsType::cast(t.array, t.stored, &input)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        let t = self.0;
-        t.decoded(input, decoded_len)?;
-        match cast(t.stored, t.array, input)? {
-            Some(out) => Ok(out),
-            None => self.decode_general(input, decoded_len),
-        }
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.decode_general(b, to.len);
+        self.0.cast_back(Cow::Borrowed(input), to.len, general)
     }
 
-    // Stored in the array's own type, the data are the decoded elements.
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        if self.0.stored != self.0.array {
-            return self.decode_slice(&input, decoded_len, ctx);
-        }
-        self.0.decoded(&input, decoded_len)?;
-        Ok(input)
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.decode_general(b, to.len);
+        self.0.cast_back(Cow::Owned(input), to.len, general)
     }
 }
 

@@ -18,7 +18,7 @@
 
 use super::registry::{CodecSpec, Kind, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
@@ -198,21 +198,11 @@ impl BytesToBytes for BitRound {
         true
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        _decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], _to: DecodeTo) -> Result<Vec<u8>> {
         Ok(input.to_vec())
     }
 
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        _decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode(&self, input: Vec<u8>, _to: DecodeTo) -> Result<Vec<u8>> {
         Ok(input)
     }
 }

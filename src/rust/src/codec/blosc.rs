@@ -14,7 +14,7 @@
 
 use super::registry::{CodecSpec, Kind, Lit, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{config, BytesToBytes, CodecContext, Mode};
+use super::{config, BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use blosc_src::{
@@ -342,14 +342,9 @@ impl BytesToBytes for Blosc {
         }
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let nbytes = check_header(input)?;
-        if let Some(n) = decoded_len {
+        if let Some(n) = to.len {
             if nbytes != n {
                 return Err(ZarrError::Codec(format!(
                     "blosc: the header gives {nbytes} decoded bytes, expected {n}"

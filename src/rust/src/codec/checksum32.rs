@@ -15,7 +15,7 @@
 
 use super::registry::{CodecSpec, Kind, Lit, Param};
 use super::v2::{members, V2Config};
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, CodecContext, DecodeTo, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 
@@ -188,25 +188,15 @@ impl BytesToBytes for Checksum32 {
         }
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        _decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let name = self.algo.spec().name;
-        let data = checked_data(name, input, self.at_start, |d| self.checksum(d), ctx)?;
+        let data = checked_data(name, input, self.at_start, |d| self.checksum(d), &to.ctx)?;
         Ok(input[data].to_vec())
     }
 
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        _decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
         let name = self.algo.spec().name;
-        let data = checked_data(name, &input, self.at_start, |d| self.checksum(d), ctx)?;
+        let data = checked_data(name, &input, self.at_start, |d| self.checksum(d), &to.ctx)?;
         // Cutting the checksum off in place keeps the chunk buffer.
         let mut out = input;
         out.truncate(data.end);

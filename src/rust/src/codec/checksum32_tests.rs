@@ -88,8 +88,11 @@ fn crc32_and_adler32_match_numcodecs_at_start_and_end() {
             tail(&enc)
         };
         assert_eq!(sum, big, "{} {at}", spec.name);
-        assert_eq!(c.decode(unhex(known), Some(15), &ctx(&w)).unwrap(), small());
-        assert!(c.decode(enc, None, &ctx(&w)).unwrap() == odd_words());
+        assert_eq!(
+            c.decode(unhex(known), ctx(&w).decode_to(Some(15))).unwrap(),
+            small()
+        );
+        assert!(c.decode(enc, ctx(&w).decode_to(None)).unwrap() == odd_words());
     }
     // Without a location, numcodecs puts these in front.
     assert_eq!(
@@ -111,7 +114,7 @@ fn fletcher32_matches_numcodecs() {
     let c = codec(&FLETCHER32, json!({}));
     let known = unhex("000001000200030004000500060005001a0052");
     assert_eq!(c.encode(small()).unwrap(), known);
-    assert_eq!(c.decode(known, None, &ctx(&w)).unwrap(), small());
+    assert_eq!(c.decode(known, ctx(&w).decode_to(None)).unwrap(), small());
     assert_eq!(tail(&c.encode(odd_words()).unwrap()), "03213846");
     assert_eq!(tail(&c.encode(large_words()).unwrap()), "606c6c3e");
     assert!(w.take().is_empty());
@@ -124,7 +127,10 @@ fn jenkins_lookup3_matches_numcodecs() {
     let seeded = codec(&JENKINS_LOOKUP3, json!({ "initval": 1230 }));
     let known = unhex("0000010002000300040005000600055b79a113");
     assert_eq!(plain.encode(small()).unwrap(), known);
-    assert_eq!(plain.decode(known, None, &ctx(&w)).unwrap(), small());
+    assert_eq!(
+        plain.decode(known, ctx(&w).decode_to(None)).unwrap(),
+        small()
+    );
     assert_eq!(
         seeded.encode(small()).unwrap(),
         unhex("00000100020003000400050006000584a3ac4c")
@@ -168,7 +174,10 @@ fn a_mismatch_warns_by_default_and_is_an_error_when_strict() {
         let w = Warnings::default();
         let mut flipped = small();
         flipped[2] ^= 0x10;
-        assert_eq!(c.decode(enc.clone(), None, &ctx(&w)).unwrap(), flipped);
+        assert_eq!(
+            c.decode(enc.clone(), ctx(&w).decode_to(None)).unwrap(),
+            flipped
+        );
         let msgs = w.take();
         assert_eq!(msgs.len(), 1, "{}", spec.name);
         assert!(
@@ -176,11 +185,13 @@ fn a_mismatch_warns_by_default_and_is_an_error_when_strict() {
             "{}",
             msgs[0]
         );
-        let e = c.decode(enc, None, &strict(&w)).unwrap_err();
+        let e = c.decode(enc, strict(&w).decode_to(None)).unwrap_err();
         assert_eq!(e.kind(), "checksum");
         assert!(e.message().contains(CHUNK), "{}", e.message());
         assert!(w.take().is_empty());
-        let e = c.decode(vec![1, 2, 3], None, &ctx(&w)).unwrap_err();
+        let e = c
+            .decode(vec![1, 2, 3], ctx(&w).decode_to(None))
+            .unwrap_err();
         assert_eq!(e.kind(), "corrupt_chunk");
         assert!(e.message().contains(spec.name));
     }

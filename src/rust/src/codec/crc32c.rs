@@ -65,13 +65,17 @@ mod tests {
         let mut stored = vec![0u8; 32];
         stored.extend_from_slice(&[0xAA, 0x36, 0x91, 0x8A]);
         let w = Warnings::default();
-        let dec = codec().decode(stored, Some(32), &ctx(&w, true)).unwrap();
+        let dec = codec()
+            .decode(stored, ctx(&w, true).decode_to(Some(32)))
+            .unwrap();
         assert_eq!(dec, vec![0u8; 32]);
         // ... and 32 bytes of 0xFF have 0x62A8AB43.
         let mut stored = vec![0xFFu8; 32];
         stored.extend_from_slice(&0x62A8_AB43u32.to_le_bytes());
         assert_eq!(
-            codec().decode(stored, None, &ctx(&w, true)).unwrap(),
+            codec()
+                .decode(stored, ctx(&w, true).decode_to(None))
+                .unwrap(),
             vec![0xFFu8; 32]
         );
         assert!(w.take().is_empty());
@@ -87,7 +91,7 @@ mod tests {
         assert_eq!(enc.len(), data.len() + 4);
         assert!(
             codec()
-                .decode(enc, Some(data.len()), &ctx(&w, true))
+                .decode(enc, ctx(&w, true).decode_to(Some(data.len())))
                 .unwrap()
                 == data
         );
@@ -95,7 +99,9 @@ mod tests {
         let enc = codec().encode(Vec::new()).unwrap();
         assert_eq!(enc, vec![0, 0, 0, 0]);
         assert_eq!(
-            codec().decode(enc, Some(0), &ctx(&w, true)).unwrap(),
+            codec()
+                .decode(enc, ctx(&w, true).decode_to(Some(0)))
+                .unwrap(),
             Vec::<u8>::new()
         );
         assert!(w.take().is_empty());
@@ -106,7 +112,7 @@ mod tests {
         let w = Warnings::default();
         let mut enc = codec().encode(b"123456789".to_vec()).unwrap();
         enc[0] = b'0';
-        let dec = codec().decode(enc, None, &ctx(&w, false)).unwrap();
+        let dec = codec().decode(enc, ctx(&w, false).decode_to(None)).unwrap();
         assert_eq!(dec, b"023456789");
         let msgs = w.take();
         assert_eq!(msgs.len(), 1);
@@ -121,7 +127,9 @@ mod tests {
         let mut enc = codec().encode(b"123456789".to_vec()).unwrap();
         let last = enc.len() - 1;
         enc[last] ^= 0x01;
-        let e = codec().decode(enc, None, &ctx(&w, true)).unwrap_err();
+        let e = codec()
+            .decode(enc, ctx(&w, true).decode_to(None))
+            .unwrap_err();
         assert_eq!(e.kind(), "checksum");
         assert!(e.message().contains(CHUNK));
         assert!(e.message().contains("stored 0xE2069283"), "{}", e.message());
@@ -138,7 +146,7 @@ mod tests {
         let w = Warnings::default();
         for n in 0..4 {
             let e = codec()
-                .decode(vec![0u8; n], None, &ctx(&w, false))
+                .decode(vec![0u8; n], ctx(&w, false).decode_to(None))
                 .unwrap_err();
             assert_eq!(e.kind(), "corrupt_chunk");
             assert!(e.message().contains("crc32c"));

@@ -13,10 +13,9 @@
 //! each step of the running sum, as `numpy.cumsum(enc, out=dec)` does.
 
 use super::numeric::Kind;
-use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::retype::{Retype, TypeMembers};
-use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::registry::CodecSpec;
+use super::retype::{retype_spec, Retype, TypeMembers};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -25,25 +24,16 @@ pub const NAME: &str = "numcodecs.delta";
 
 static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("delta", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
-        Param::required(
-            "dtype",
-            ParamKind::Other("a NumPy type string such as \"<i4\""),
-        ),
-        Param::optional(
-            "astype",
-            ParamKind::Other("a NumPy type string (absent: dtype)"),
-            Lit::Null,
-        ),
+// New arrays: differences in the array's own type, little endian.
+pub static SPEC: CodecSpec = retype_spec!(
+    "delta",
+    Delta,
+    &[
+        TYPES.array_param("a NumPy type string such as \"<i4\""),
+        TYPES.stored_param("a NumPy type string (absent: dtype)"),
     ],
-    // New arrays: differences in the array's own type, little endian.
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(Delta::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta(Retype);
@@ -110,24 +100,14 @@ impl BytesToBytes for Delta {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.decode(input.to_vec(), decoded_len, ctx)
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        self.decode(input.to_vec(), to)
     }
 
     // The same integer type is summed in place, in the buffer it came in.
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
         let (d, a) = (self.0.array, self.0.stored);
-        let n = self.0.decoded(&input, decoded_len)?;
+        let n = self.0.decoded(&input, to.len)?;
         // Fast path for the common case: the same integer type, little-endian.
         if d == a && d.kind != Kind::Float && !d.big && d.size == 4 {
             let mut out = input;
@@ -245,12 +225,12 @@ mod tests {
             let (input, encoded, decoded) = (unhex(input), unhex(encoded), unhex(decoded));
             assert_eq!(c.encode(input.clone()).unwrap(), encoded, "{dt} -> {at}");
             assert_eq!(
-                c.decode(encoded.clone(), Some(decoded.len()), &ctx(&w))
+                c.decode(encoded.clone(), ctx(&w).decode_to(Some(decoded.len())))
                     .unwrap(),
                 decoded,
                 "{dt} <- {at}"
             );
-            assert_eq!(c.decode(encoded, None, &ctx(&w)).unwrap(), decoded);
+            assert_eq!(c.decode(encoded, ctx(&w).decode_to(None)).unwrap(), decoded);
         }
     }
 
@@ -262,14 +242,14 @@ mod tests {
             .flat_map(|i| (i * i - 7000).to_le_bytes())
             .collect();
         let enc = c.encode(data.clone()).unwrap();
-        assert_eq!(c.decode(enc, None, &ctx(&w)).unwrap(), data);
+        assert_eq!(c.decode(enc, ctx(&w).decode_to(None)).unwrap(), data);
         let c = delta(">i8", ">i8", DataType::Int64);
         let data: Vec<u8> = [i64::MIN, i64::MAX, 0, -1, i64::MIN]
             .iter()
             .flat_map(|v| v.to_be_bytes())
             .collect();
         let enc = c.encode(data.clone()).unwrap();
-        assert_eq!(c.decode(enc, None, &ctx(&w)).unwrap(), data);
+        assert_eq!(c.decode(enc, ctx(&w).decode_to(None)).unwrap(), data);
         assert!(c.encode(Vec::new()).unwrap().is_empty());
     }
 
@@ -306,11 +286,15 @@ mod tests {
         );
         assert_eq!(c.encode(vec![0; 5]).unwrap_err().kind(), "codec");
         assert_eq!(
-            c.decode(vec![0; 3], None, &ctx(&w)).unwrap_err().kind(),
+            c.decode(vec![0; 3], ctx(&w).decode_to(None))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
         assert_eq!(
-            c.decode(vec![0; 4], Some(4), &ctx(&w)).unwrap_err().kind(),
+            c.decode(vec![0; 4], ctx(&w).decode_to(Some(4)))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
         // A first value that does not fit in astype.

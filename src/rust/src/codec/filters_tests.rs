@@ -217,11 +217,11 @@ fn filters_give_numcodecs_bytes_both_ways() {
             }
         }
         let got = c
-            .decode(encoded.clone(), Some(decoded.len()), &ctx(&w))
+            .decode(encoded.clone(), ctx(&w).decode_to(Some(decoded.len())))
             .unwrap();
         assert_eq!(got, decoded, "{what}");
         assert_eq!(
-            c.decode(encoded, None, &ctx(&w)).unwrap(),
+            c.decode(encoded, ctx(&w).decode_to(None)).unwrap(),
             decoded,
             "{what}"
         );
@@ -329,7 +329,7 @@ fn filters_refuse_what_they_cannot_do() {
     assert!(e.message().contains("NaN"), "{}", e.message());
     assert_eq!(
         astype
-            .decode(vec![1, 2], Some(8), &ctx(&w))
+            .decode(vec![1, 2], ctx(&w).decode_to(Some(8)))
             .unwrap_err()
             .kind(),
         "codec"
@@ -340,7 +340,10 @@ fn filters_refuse_what_they_cannot_do() {
         .unwrap();
     for bad in [vec![], vec![8, 0], vec![3]] {
         assert_eq!(
-            packbits.decode(bad, None, &ctx(&w)).unwrap_err().kind(),
+            packbits
+                .decode(bad, ctx(&w).decode_to(None))
+                .unwrap_err()
+                .kind(),
             "codec"
         );
     }

@@ -17,11 +17,10 @@
 //! store an arbitrary one.
 
 use super::numeric::{unfit, Elem, Kind, Num, Op};
-use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::retype::{Retype, TypeMembers};
+use super::registry::{CodecSpec, Kind as ParamKind, Param};
+use super::retype::{retype_spec, Retype, TypeMembers};
 use super::typed::{convert, Conv, Prim};
-use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -30,30 +29,18 @@ pub const NAME: &str = "numcodecs.fixedscaleoffset";
 
 static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("fixedscaleoffset", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
+// New arrays: no change of scale, stored in the array's own type.
+pub static SPEC: CodecSpec = retype_spec!(
+    "fixedscaleoffset",
+    FixedScaleOffset,
+    &[
         Param::required("offset", ParamKind::Other("a number")),
         Param::required("scale", ParamKind::Other("a number")),
-        Param::required(
-            "dtype",
-            ParamKind::Other("a NumPy type string such as \"<f8\""),
-        ),
-        Param::optional(
-            "astype",
-            ParamKind::Other("a NumPy type string (absent: dtype)"),
-            Lit::Null,
-        ),
+        TYPES.array_param("a NumPy type string such as \"<f8\""),
+        TYPES.stored_param("a NumPy type string (absent: dtype)"),
     ],
-    // New arrays: no change of scale, stored in the array's own type.
-    defaults: Some(|dtype, _| {
-        let plain = [("offset", 0.into()), ("scale", 1.into())];
-        TYPES.defaults(dtype, &plain, &SPEC.members())
-    }),
-    build: Some(|cfg, dtype| Ok(Box::new(FixedScaleOffset::from_config(cfg, dtype)?))),
-};
+    [("offset", 0.into()), ("scale", 1.into())],
+);
 
 #[derive(Debug)]
 pub struct FixedScaleOffset {
@@ -179,17 +166,12 @@ impl BytesToBytes for FixedScaleOffset {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.types.decoded(input, decoded_len)?;
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        self.types.decoded(input, to.len)?;
         let conv = DivAdd::of(self);
         match convert(self.types.stored, self.types.array, input, &conv)? {
             Some(out) => Ok(out),
-            None => self.decode_general(input, decoded_len, ctx),
+            None => self.decode_general(input, to.len),
         }
     }
 }
@@ -201,7 +183,6 @@ impl FixedScaleOffset {
         &self,
         input: &[u8],
         decoded_len: Option<usize>,
-        _ctx: &CodecContext,
     ) -> Result<Vec<u8>> {
         let a = self.types.stored;
         let (off, sc) = (Self::num(&self.offset), Self::num(&self.scale));

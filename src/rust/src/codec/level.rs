@@ -4,7 +4,7 @@
 //! and gives the two functions that differ, compress and decompress.
 
 use super::registry::CodecSpec;
-use super::{BytesToBytes, CodecContext};
+use super::{BytesToBytes, DecodeTo};
 use crate::error::Result;
 use serde_json::{Map, Value};
 
@@ -64,13 +64,8 @@ impl BytesToBytes for LevelCodec {
         (self.ops.compress)(self.value, &input)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        (self.ops.decompress)(input, decoded_len)
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        (self.ops.decompress)(input, to.len)
     }
 }
 
@@ -107,3 +102,7 @@ macro_rules! level_codec_spec {
     };
 }
 pub(crate) use level_codec_spec;
+
+#[cfg(test)]
+#[path = "level_tests.rs"]
+mod tests;

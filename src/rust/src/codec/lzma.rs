@@ -17,7 +17,7 @@
 use super::limited::read_limited;
 use super::registry::{absent_config, param, CodecSpec, Kind, Lit, Param};
 use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::error::{Result, ZarrError};
 use liblzma::stream::{self as xz, Check, Filters, LzmaOptions, Stream};
 use serde_json::{Map, Value};
@@ -374,20 +374,15 @@ impl BytesToBytes for Lzma {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let reader = liblzma::read::XzDecoder::new_stream(input, self.decoder()?);
-        read_limited("lzma", reader, decoded_len, input.len())
+        read_limited("lzma", reader, to.len, input.len())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{built, ctx, stepped_doubles, unhex};
+    use super::super::test_util::{assert_decodes, built, ctx, stepped_doubles, unhex};
     use super::super::Warnings;
     use super::*;
     use serde_json::json;
@@ -420,7 +415,8 @@ mod tests {
             let c = built(&SPEC, serde_json::from_str(cfg).unwrap()).unwrap();
             let known = unhex(hex);
             assert_eq!(
-                c.decode(known.clone(), Some(11), &ctx(&w)).unwrap(),
+                c.decode(known.clone(), ctx(&w).decode_to(Some(11)))
+                    .unwrap(),
                 b"hello zarr\n",
                 "{cfg}"
             );
@@ -430,7 +426,7 @@ mod tests {
         let auto = built(&SPEC, json!({"format": 0})).unwrap();
         for (_, hex) in &NUMCODECS[..3] {
             assert_eq!(
-                auto.decode(unhex(hex), None, &ctx(&w)).unwrap(),
+                auto.decode(unhex(hex), ctx(&w).decode_to(None)).unwrap(),
                 b"hello zarr\n"
             );
         }
@@ -450,11 +446,13 @@ mod tests {
             let c = built(&SPEC, cfg.clone()).unwrap();
             let enc = c.encode(data.clone()).unwrap();
             assert!(enc.len() < data.len() / 10, "{cfg}");
-            assert!(c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data);
-            let e = c.decode(enc.clone(), Some(100), &ctx(&w)).unwrap_err();
+            assert_decodes(&*c, &enc, &data, "");
+            let e = c
+                .decode(enc.clone(), ctx(&w).decode_to(Some(100)))
+                .unwrap_err();
             assert!(e.message().contains("100"), "{}", e.message());
             let e = c
-                .decode(enc[..enc.len() / 2].to_vec(), None, &ctx(&w))
+                .decode(enc[..enc.len() / 2].to_vec(), ctx(&w).decode_to(None))
                 .unwrap_err();
             assert_eq!(e.kind(), "codec");
             assert!(e.message().contains("lzma"), "{}", e.message());
@@ -465,7 +463,7 @@ mod tests {
             json!({"name": NAME, "configuration": {"format": 1, "check": -1, "preset": null, "filters": null}})
         );
         assert_eq!(
-            c.decode(b"garbage".to_vec(), None, &ctx(&w))
+            c.decode(b"garbage".to_vec(), ctx(&w).decode_to(None))
                 .unwrap_err()
                 .kind(),
             "codec"

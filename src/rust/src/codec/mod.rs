@@ -92,6 +92,7 @@ impl Warnings {
 }
 
 /// What a decode may need besides its input.
+#[derive(Clone, Copy)]
 pub struct CodecContext<'a> {
     /// A checksum mismatch is an error (true) or a warning (false, the default).
     pub strict_checksums: bool,
@@ -100,7 +101,7 @@ pub struct CodecContext<'a> {
     pub what: &'a str,
 }
 
-impl CodecContext<'_> {
+impl<'a> CodecContext<'a> {
     /// A checksum mismatch, described by `msg`: an error under
     /// `strict_checksums`, else a warning (the data is still returned).
     pub fn mismatch(&self, msg: String) -> Result<()> {
@@ -110,6 +111,20 @@ impl CodecContext<'_> {
         self.warnings.push(msg);
         Ok(())
     }
+
+    /// What a codec that must give `len` bytes (when known) is told.
+    pub fn decode_to(self, len: Option<usize>) -> DecodeTo<'a> {
+        DecodeTo { len, ctx: self }
+    }
+}
+
+/// What one codec's decode is told besides its input.
+#[derive(Clone, Copy)]
+pub struct DecodeTo<'a> {
+    /// The size the output must have, known when the codec is the first
+    /// after array -> bytes (lets decompressors allocate once).
+    pub len: Option<usize>,
+    pub ctx: CodecContext<'a>,
 }
 
 pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
@@ -126,25 +141,14 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
     fn encode_into(&self, _input: &[u8], _out: &mut Vec<u8>) -> Option<Result<()>> {
         None
     }
-    /// Decode `input`. `decoded_len` is the size the output must have when
-    /// this is the first codec after array -> bytes (lets decompressors
-    /// allocate once). The bytes may belong to a larger buffer (an inner
-    /// chunk in a shard fetched whole), so codecs read them where they are.
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>>;
+    /// Decode `input` to `to.len` bytes when that is known. The bytes may
+    /// belong to a larger buffer (an inner chunk in a shard fetched whole),
+    /// so codecs read them where they are.
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>>;
     /// `decode_slice` of bytes the codec may keep: a codec whose output is
     /// its input cut short (crc32c) gives back the same buffer.
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.decode_slice(&input, decoded_len, ctx)
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
+        self.decode_slice(&input, to)
     }
     /// `encode` of the elements of a chunk of `shape` (C order, after the
     /// transposes): array -> bytes codecs that compress fields (zfp)
@@ -153,14 +157,8 @@ pub trait BytesToBytes: Send + Sync + std::fmt::Debug {
         self.encode(input)
     }
     /// `decode_slice` into the elements of a chunk of `shape`.
-    fn decode_shaped(
-        &self,
-        input: &[u8],
-        _shape: &[usize],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        self.decode_slice(input, decoded_len, ctx)
+    fn decode_shaped(&self, input: &[u8], _shape: &[usize], to: DecodeTo) -> Result<Vec<u8>> {
+        self.decode_slice(input, to)
     }
     /// Whether the codec reads its input's elements as little endian
     /// whatever the array's byte order (bitround, whose configuration has

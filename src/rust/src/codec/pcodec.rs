@@ -14,7 +14,7 @@
 
 use super::registry::{absent_config, CodecSpec, Kind, Lit, Param};
 use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use pco::data_types::Number;
@@ -202,14 +202,9 @@ impl BytesToBytes for Pcodec {
         })
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let out: Vec<u8> = with_type!(self.dtype, T, {
-            if let Some(n) = decoded_len {
+            if let Some(n) = to.len {
                 if let Some(out) = decode_sized::<T>(input, n)? {
                     return Ok(out);
                 }
@@ -218,7 +213,7 @@ impl BytesToBytes for Pcodec {
                 simple_decompress(input).map_err(|e| pco_error("cannot decompress", e))?;
             nums.iter().flat_map(|x| x.to_le_bytes()).collect()
         });
-        if let Some(n) = decoded_len {
+        if let Some(n) = to.len {
             if out.len() != n {
                 return Err(ZarrError::Codec(format!(
                     "pcodec: {} bytes decoded, expected {n}",
@@ -312,16 +307,21 @@ mod tests {
             let (data, encoded) = (unhex(data), unhex(encoded));
             assert_eq!(c.encode(data.clone()).unwrap(), encoded, "{cfg}");
             assert_eq!(
-                c.decode(encoded.clone(), Some(data.len()), &ctx(&w))
+                c.decode(encoded.clone(), ctx(&w).decode_to(Some(data.len())))
                     .unwrap(),
                 data
             );
-            assert_eq!(c.decode(encoded.clone(), None, &ctx(&w)).unwrap(), data);
+            assert_eq!(
+                c.decode(encoded.clone(), ctx(&w).decode_to(None)).unwrap(),
+                data
+            );
             // Decoded straight into a chunk of the expected size, which a
             // stream of fewer or more elements does not fill exactly.
             let size = dtype.size();
             for (n, got) in [(data.len() - size, "more"), (data.len() + 300 * size, "")] {
-                let e = c.decode(encoded.clone(), Some(n), &ctx(&w)).unwrap_err();
+                let e = c
+                    .decode(encoded.clone(), ctx(&w).decode_to(Some(n)))
+                    .unwrap_err();
                 let want = if got.is_empty() {
                     format!("pcodec: {} bytes decoded, expected {n}", data.len())
                 } else {
@@ -339,7 +339,7 @@ mod tests {
         // Another type's stream, a short one, garbage.
         let f64s = unhex(NUMCODECS[1].3);
         for bad in [f64s.clone(), f64s[..20].to_vec(), b"pco!garbage".to_vec()] {
-            let e = c.decode(bad, None, &ctx(&w)).unwrap_err();
+            let e = c.decode(bad, ctx(&w).decode_to(None)).unwrap_err();
             assert_eq!(e.kind(), "codec");
             assert!(e.message().contains("pcodec"), "{}", e.message());
         }

@@ -8,39 +8,29 @@
 //! `dtype`'s own type, float16 through float32.
 
 use super::numeric::{Kind, Op};
-use super::registry::{CodecSpec, Kind as ParamKind, Lit, Param};
-use super::retype::{Retype, TypeMembers};
-use super::typed::cast;
-use super::v2::v2_carried;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::registry::{CodecSpec, Kind as ParamKind, Param};
+use super::retype::{retype_spec, Retype, TypeMembers};
+use super::{BytesToBytes, DecodeTo};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub const NAME: &str = "numcodecs.quantize";
 
 static TYPES: TypeMembers = TypeMembers::optional(NAME, "dtype", "astype");
 
-pub static SPEC: CodecSpec = CodecSpec {
-    name: NAME,
-    v2: v2_carried!("quantize", filter: true, output: TYPES.v2_output()),
-    mode: Mode::ArrayToArray,
-    params: &[
+// New arrays: the array's type; digits has to be chosen.
+pub static SPEC: CodecSpec = retype_spec!(
+    "quantize",
+    Quantize,
+    &[
         Param::required("digits", ParamKind::Int(-300, 300)),
-        Param::required(
-            "dtype",
-            ParamKind::Other("a NumPy float type string such as \"<f8\""),
-        ),
-        Param::optional(
-            "astype",
-            ParamKind::Other("a NumPy float type string (absent: dtype)"),
-            Lit::Null,
-        ),
+        TYPES.array_param("a NumPy float type string such as \"<f8\""),
+        TYPES.stored_param("a NumPy float type string (absent: dtype)"),
     ],
-    // New arrays: the array's type; digits has to be chosen.
-    defaults: Some(|dtype, _| TYPES.defaults(dtype, &[], &SPEC.members())),
-    build: Some(|cfg, dtype| Ok(Box::new(Quantize::from_config(cfg, dtype)?))),
-};
+    [],
+);
 
 #[derive(Debug)]
 pub struct Quantize {
@@ -95,31 +85,13 @@ impl BytesToBytes for Quantize {
         })
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        let t = self.types;
-        t.decoded(input, decoded_len)?;
-        match cast(t.stored, t.array, input)? {
-            Some(out) => Ok(out),
-            None => t.decode_floats(input, decoded_len, |x| x),
-        }
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.types.decode_floats(b, to.len, |x| x);
+        self.types.cast_back(Cow::Borrowed(input), to.len, general)
     }
 
-    // Stored in the array's own type, the data are the decoded elements.
-    fn decode(
-        &self,
-        input: Vec<u8>,
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
-        if self.types.stored != self.types.array {
-            return self.decode_slice(&input, decoded_len, ctx);
-        }
-        self.types.decoded(&input, decoded_len)?;
-        Ok(input)
+    fn decode(&self, input: Vec<u8>, to: DecodeTo) -> Result<Vec<u8>> {
+        let general = |b: &[u8]| self.types.decode_floats(b, to.len, |x| x);
+        self.types.cast_back(Cow::Owned(input), to.len, general)
     }
 }

@@ -6,9 +6,12 @@
 //! own members and arithmetic.
 
 use super::numeric::{elem_member, text_member, typed_config, Elem};
+use super::registry::{Kind, Lit, Param};
+use super::typed::cast;
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The names of a filter's two type members.
 #[derive(PartialEq, Eq)]
@@ -42,6 +45,20 @@ impl TypeMembers {
             array,
             stored,
             optional: false,
+        }
+    }
+
+    /// The declaration of the array's type member, which takes `what`.
+    pub const fn array_param(&self, what: &'static str) -> Param {
+        Param::required(self.array, Kind::Other(what))
+    }
+
+    /// The declaration of the stored type member, which takes `what`.
+    pub const fn stored_param(&self, what: &'static str) -> Param {
+        if self.optional {
+            Param::optional(self.stored, Kind::Other(what), Lit::Null)
+        } else {
+            Param::required(self.stored, Kind::Other(what))
         }
     }
 
@@ -92,6 +109,26 @@ impl TypeMembers {
     }
 }
 
+/// The `CodecSpec` of a filter that stores the array's elements as
+/// another type (numcodecs' id `$id`, built by `$codec::from_config`), of
+/// the calling file's `NAME` and `TYPES`: its members `$params` (the type
+/// members among them declared by `TYPES`), and `$new` the values of its
+/// other members in a new array's configuration, whose types are the
+/// array's.
+macro_rules! retype_spec {
+    ($id:literal, $codec:ty, $params:expr, $new:expr $(,)?) => {
+        $crate::codec::registry::CodecSpec {
+            name: NAME,
+            v2: $crate::codec::v2::v2_carried!($id, filter: true, output: TYPES.v2_output()),
+            mode: $crate::codec::Mode::ArrayToArray,
+            params: $params,
+            defaults: Some(|dtype, _| TYPES.defaults(dtype, &$new, &SPEC.members())),
+            build: Some(|cfg, dtype| Ok(Box::new(<$codec>::from_config(cfg, dtype)?))),
+        }
+    };
+}
+pub(crate) use retype_spec;
+
 /// A filter's two element types, as configured.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Retype {
@@ -127,6 +164,26 @@ impl Retype {
                 self.members.short()
             ))),
             _ => Ok(n),
+        }
+    }
+
+    /// Decoding that casts the stored elements back to the array's type
+    /// (`len`: the bytes expected, when known): the typed cast where there
+    /// is one, else `general`. Stored in the array's own type, the input
+    /// is the decoded elements, and owned bytes are handed back unchanged.
+    pub fn cast_back(
+        &self,
+        input: Cow<'_, [u8]>,
+        len: Option<usize>,
+        general: impl FnOnce(&[u8]) -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        self.decoded(&input, len)?;
+        if self.stored == self.array {
+            return Ok(input.into_owned());
+        }
+        match cast(self.stored, self.array, &input)? {
+            Some(out) => Ok(out),
+            None => general(&input),
         }
     }
 

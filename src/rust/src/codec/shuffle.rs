@@ -7,7 +7,7 @@
 
 use super::registry::{CodecSpec, Kind, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{config, BytesToBytes, CodecContext, Mode};
+use super::{config, BytesToBytes, DecodeTo, Mode};
 use crate::error::Result;
 use serde_json::{json, Map, Value};
 
@@ -125,12 +125,7 @@ impl BytesToBytes for Shuffle {
         Ok(self.permute(&input, false))
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        _decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], _to: DecodeTo) -> Result<Vec<u8>> {
         Ok(self.permute(input, true))
     }
 }
@@ -138,6 +133,7 @@ impl BytesToBytes for Shuffle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::test_util::ctx;
     use crate::codec::Warnings;
 
     #[test]
@@ -147,29 +143,19 @@ mod tests {
         let enc = s.encode(data.clone()).unwrap();
         assert_eq!(enc, vec![0, 4, 1, 5, 2, 6, 3, 7, 8, 9]);
         let w = Warnings::default();
-        let ctx = CodecContext {
-            strict_checksums: false,
-            warnings: &w,
-            what: "c",
-        };
-        assert_eq!(s.decode(enc, None, &ctx).unwrap(), data);
+        assert_eq!(s.decode(enc, ctx(&w).decode_to(None)).unwrap(), data);
     }
 
     #[test]
     fn typed_shuffles_give_the_bytes_of_the_general_one() {
         let w = Warnings::default();
-        let ctx = CodecContext {
-            strict_checksums: false,
-            warnings: &w,
-            what: "c",
-        };
         for es in [2, 4, 8] {
             let s = Shuffle { elementsize: es };
             for len in [0, 1, es - 1, es, 3 * es + 1, 1000 * es + es - 1] {
                 let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
                 let enc = s.encode(data.clone()).unwrap();
                 assert_eq!(enc, permute_general(es, &data, false), "{es} {len}");
-                let dec = s.decode_slice(&enc, None, &ctx).unwrap();
+                let dec = s.decode_slice(&enc, ctx(&w).decode_to(None)).unwrap();
                 assert_eq!(dec, permute_general(es, &enc, true), "{es} {len}");
                 assert_eq!(dec, data);
             }

@@ -43,3 +43,13 @@ pub fn built(
 ) -> crate::error::Result<Box<dyn super::BytesToBytes>> {
     spec.build_bytes(cfg.as_object().unwrap(), crate::dtype::DataType::UInt8)
 }
+
+/// Asserts that `c` decodes `enc` to `want`, told the size to expect and
+/// not; `what` names the case in the failure.
+pub fn assert_decodes(c: &dyn super::BytesToBytes, enc: &[u8], want: &[u8], what: &str) {
+    let w = Warnings::default();
+    for len in [Some(want.len()), None] {
+        let got = c.decode(enc.to_vec(), ctx(&w).decode_to(len)).unwrap();
+        assert!(got == want, "{} {what}: told {len:?}", c.name());
+    }
+}

@@ -137,7 +137,7 @@ fn astype_decodes_every_pair_of_types_as_the_general_path_does() {
             let all: Vec<Vec<u8>> = elements(from);
             for input in all.iter().chain([&all.concat()]) {
                 let want = codec.decode_general(input, None);
-                let got = codec.decode_slice(input, None, &ctx(&w));
+                let got = codec.decode_slice(input, ctx(&w).decode_to(None));
                 match (&want, &got) {
                     (Ok(a), Ok(b)) => assert_eq!(a, b, "{stored} -> {array} {input:?}"),
                     (Err(a), Err(b)) => assert_eq!(a.message(), b.message()),
@@ -181,8 +181,8 @@ fn fixedscaleoffset_decodes_every_pair_of_types_as_the_general_path_does() {
                 let (from, to) = (elem(stored), elem(array));
                 let all = elements(from);
                 for input in all.iter().chain([&all.concat()]) {
-                    let want = codec.decode_general(input, None, &ctx(&w));
-                    let got = codec.decode_slice(input, None, &ctx(&w));
+                    let want = codec.decode_general(input, None);
+                    let got = codec.decode_slice(input, ctx(&w).decode_to(None));
                     match (&want, &got) {
                         (Ok(a), Ok(b)) => assert_eq!(a, b, "{cfg} {input:?}"),
                         (Err(a), Err(b)) => assert_eq!(a.message(), b.message()),

@@ -11,7 +11,7 @@
 
 use super::registry::{CodecSpec, Kind, Lit, Param};
 use super::v2::{int_member, members, V2Config};
-use super::{config, BytesToBytes, CodecContext, Mode};
+use super::{config, BytesToBytes, DecodeTo, Mode};
 use crate::error::{Result, ZarrError};
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
@@ -265,12 +265,7 @@ impl BytesToBytes for Zstd {
         Some(self.compress_into(input, out))
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         if input.is_empty() {
             return Err(ZarrError::Codec(
                 "zstd: no data (an empty chunk is not a zstd frame)".into(),
@@ -278,7 +273,7 @@ impl BytesToBytes for Zstd {
         }
         // Fast path. Any failure is retried by the streaming decoder, which
         // then reports what exactly is wrong.
-        let size = match decoded_len {
+        let size = match to.len {
             Some(n) => Some(n),
             None => match zstd_safe::get_frame_content_size(input) {
                 Ok(Some(size)) => usize::try_from(size)
@@ -293,11 +288,11 @@ impl BytesToBytes for Zstd {
                 return Ok(out);
             }
         }
-        let (out, bad_frames) = stream_decode(input, decoded_len)?;
+        let (out, bad_frames) = stream_decode(input, to.len)?;
         if bad_frames > 0 {
-            ctx.mismatch(format!(
+            to.ctx.mismatch(format!(
                 "zstd checksum mismatch in {}: {bad_frames} frame(s) do not match their stored content checksum",
-                ctx.what
+                to.ctx.what
             ))?;
         }
         Ok(out)

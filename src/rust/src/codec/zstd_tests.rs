@@ -1,6 +1,6 @@
 //! zstd: round trips, frames from other writers, checksums, damage.
 
-use super::super::test_util::{ctx_of as ctx, CHUNK};
+use super::super::test_util::{assert_decodes, ctx_of as ctx, CHUNK};
 use super::super::Warnings;
 use super::*;
 
@@ -60,12 +60,7 @@ fn round_trips_at_several_levels() {
             zstd_safe::get_frame_content_size(&enc).ok(),
             Some(Some(data.len() as u64))
         );
-        assert!(
-            c.decode(enc.clone(), Some(data.len()), &ctx(&w, true))
-                .unwrap()
-                == data
-        );
-        assert!(c.decode(enc, None, &ctx(&w, true)).unwrap() == data);
+        assert_decodes(&c, &enc, &data, "");
     }
     assert!(w.take().is_empty());
 }
@@ -76,12 +71,14 @@ fn round_trips_empty_input() {
     let enc = zstd(3, true).encode(Vec::new()).unwrap();
     assert_eq!(
         zstd(3, true)
-            .decode(enc.clone(), Some(0), &ctx(&w, true))
+            .decode(enc.clone(), ctx(&w, true).decode_to(Some(0)))
             .unwrap(),
         Vec::<u8>::new()
     );
     assert_eq!(
-        zstd(3, true).decode(enc, None, &ctx(&w, true)).unwrap(),
+        zstd(3, true)
+            .decode(enc, ctx(&w, true).decode_to(None))
+            .unwrap(),
         Vec::<u8>::new()
     );
 }
@@ -108,11 +105,16 @@ fn decodes_frames_without_content_size() {
         let enc = frame_without_size(&data, checksum);
         assert!(
             zstd(1, false)
-                .decode(enc.clone(), Some(data.len()), &ctx(&w, true))
+                .decode(enc.clone(), ctx(&w, true).decode_to(Some(data.len())))
                 .unwrap()
                 == data
         );
-        assert!(zstd(1, false).decode(enc, None, &ctx(&w, true)).unwrap() == data);
+        assert!(
+            zstd(1, false)
+                .decode(enc, ctx(&w, true).decode_to(None))
+                .unwrap()
+                == data
+        );
     }
 }
 
@@ -129,12 +131,14 @@ fn decodes_bytes_from_other_writers() {
     for known in [numcodecs, numcodecs_summed, cli_summed, cli] {
         assert_eq!(
             zstd(3, false)
-                .decode(known.clone(), Some(11), &ctx(&w, true))
+                .decode(known.clone(), ctx(&w, true).decode_to(Some(11)))
                 .unwrap(),
             hello
         );
         assert_eq!(
-            zstd(3, false).decode(known, None, &ctx(&w, true)).unwrap(),
+            zstd(3, false)
+                .decode(known, ctx(&w, true).decode_to(None))
+                .unwrap(),
             hello
         );
     }
@@ -148,12 +152,14 @@ fn decodes_concatenated_frames() {
     enc.extend(frame_without_size(b"second", false));
     assert_eq!(
         zstd(3, false)
-            .decode(enc.clone(), Some(12), &ctx(&w, true))
+            .decode(enc.clone(), ctx(&w, true).decode_to(Some(12)))
             .unwrap(),
         b"first second"
     );
     assert_eq!(
-        zstd(3, false).decode(enc, None, &ctx(&w, true)).unwrap(),
+        zstd(3, false)
+            .decode(enc, ctx(&w, true).decode_to(None))
+            .unwrap(),
         b"first second"
     );
 }
@@ -167,12 +173,13 @@ fn with_bad_checksum(data: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn checksum_mismatch_is_a_warning_by_default() {
+fn checksum_mismatch_is_a_warning_by_default_and_an_error_when_strict() {
     let w = Warnings::default();
     let data = doubles();
     for hint in [Some(data.len()), None] {
+        let bad = with_bad_checksum(&data);
         let dec = zstd(3, true)
-            .decode(with_bad_checksum(&data), hint, &ctx(&w, false))
+            .decode(bad.clone(), ctx(&w, false).decode_to(hint))
             .unwrap();
         assert!(dec == data);
         let msgs = w.take();
@@ -182,21 +189,13 @@ fn checksum_mismatch_is_a_warning_by_default() {
             "{}",
             msgs[0]
         );
-    }
-}
-
-#[test]
-fn checksum_mismatch_is_an_error_when_strict() {
-    let w = Warnings::default();
-    let data = doubles();
-    for hint in [Some(data.len()), None] {
         let e = zstd(3, true)
-            .decode(with_bad_checksum(&data), hint, &ctx(&w, true))
+            .decode(bad, ctx(&w, true).decode_to(hint))
             .unwrap_err();
         assert_eq!(e.kind(), "checksum");
         assert!(e.message().contains(CHUNK));
+        assert!(w.take().is_empty());
     }
-    assert!(w.take().is_empty());
 }
 
 #[test]
@@ -214,7 +213,7 @@ fn garbage_is_a_codec_error() {
     for g in garbage {
         for hint in [Some(80_000), None] {
             let e = zstd(3, false)
-                .decode(g.clone(), hint, &ctx(&w, false))
+                .decode(g.clone(), ctx(&w, false).decode_to(hint))
                 .unwrap_err();
             assert_eq!(e.kind(), "codec", "{g:02x?}");
             assert!(e.message().contains("zstd"), "{}", e.message());
@@ -234,7 +233,7 @@ fn truncated_frames_are_codec_errors() {
         for cut in [enc.len() - 1, enc.len() - 4, enc.len() / 2, 6] {
             for hint in [Some(data.len()), None] {
                 let e = zstd(3, false)
-                    .decode(enc[..cut].to_vec(), hint, &ctx(&w, false))
+                    .decode(enc[..cut].to_vec(), ctx(&w, false).decode_to(hint))
                     .unwrap_err();
                 assert_eq!(e.kind(), "codec", "cut at {cut} of {}", enc.len());
             }
@@ -251,7 +250,7 @@ fn output_beyond_the_expected_size_is_refused() {
         frame_without_size(&[7u8; 1 << 20], false),
     ] {
         let e = zstd(3, false)
-            .decode(enc, Some(1000), &ctx(&w, false))
+            .decode(enc, ctx(&w, false).decode_to(Some(1000)))
             .unwrap_err();
         assert_eq!(e.kind(), "codec");
     }

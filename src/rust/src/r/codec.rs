@@ -121,14 +121,15 @@ fn rz_codec_decode(codec_json: &str, dtype: &str, data: Raw, strict: bool, shape
             bytes_codec_from_json(&serde_json::from_str(codec_json)?, DataType::parse(dtype)?)?;
         let warnings = Warnings::default();
         let what = format!("codec '{}'", codec.name());
-        let ctx = CodecContext {
+        let to = CodecContext {
             strict_checksums: strict,
             warnings: &warnings,
             what: &what,
-        };
+        }
+        .decode_to(None);
         let out = match chunk_shape(&shape)? {
-            Some(shape) => codec.decode_shaped(data.as_slice(), &shape, None, &ctx),
-            None => codec.decode(data.as_slice().to_vec(), None, &ctx),
+            Some(shape) => codec.decode_shaped(data.as_slice(), &shape, to),
+            None => codec.decode(data.as_slice().to_vec(), to),
         }
         .map_err(|e| e.into_corrupt())?;
         Ok(with_warnings(Raw::from_bytes(&out).into(), warnings.take()))

@@ -1,7 +1,7 @@
 //! The blosc codec against c-blosc's own headers and zarr-python's
 //! buffers, and the header checks that keep corrupt input from c-blosc.
 
-use super::super::test_util::unhex;
+use super::super::test_util::{assert_decodes, ctx_of, unhex};
 use super::super::Warnings;
 use super::*;
 use blosc_src::{blosc_cbuffer_sizes, BLOSC_BITSHUFFLE, BLOSC_NOSHUFFLE, BLOSC_SHUFFLE};
@@ -22,14 +22,6 @@ fn header_sizes(buf: &[u8]) -> (usize, usize, usize) {
     (nbytes, cbytes, blocksize)
 }
 
-fn ctx(w: &Warnings) -> CodecContext<'_> {
-    CodecContext {
-        strict_checksums: true,
-        warnings: w,
-        what: "test chunk",
-    }
-}
-
 fn blosc(cfg: Value, dtype: DataType) -> Blosc {
     Blosc::from_config(cfg.as_object().unwrap(), dtype).unwrap()
 }
@@ -46,7 +38,6 @@ fn doubles() -> Vec<u8> {
 
 #[test]
 fn every_cname_and_shuffle_round_trips() {
-    let w = Warnings::default();
     let data = doubles();
     for cname in CNAMES {
         for shuffle in SHUFFLES {
@@ -76,21 +67,13 @@ fn every_cname_and_shuffle_round_trips() {
                 shuffle == "bitshuffle",
                 "{cname}/{shuffle}: flags {flags:#x}"
             );
-            assert!(
-                c.decode(enc.clone(), Some(data.len()), &ctx(&w)).unwrap() == data,
-                "{cname}/{shuffle}"
-            );
-            assert!(
-                c.decode(enc, None, &ctx(&w)).unwrap() == data,
-                "{cname}/{shuffle}"
-            );
+            assert_decodes(&c, &enc, &data, &format!("{cname}/{shuffle}"));
         }
     }
 }
 
 #[test]
 fn every_clevel_round_trips_and_zero_stores_plainly() {
-    let w = Warnings::default();
     let data = doubles();
     for clevel in 0..=9 {
         let c = blosc(
@@ -102,13 +85,12 @@ fn every_clevel_round_trips_and_zero_stores_plainly() {
             assert_eq!(enc.len(), data.len() + 16);
             assert_ne!(u32::from(enc[2]) & BLOSC_MEMCPYED, 0);
         }
-        assert!(c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data);
+        assert_decodes(&c, &enc, &data, "");
     }
 }
 
 #[test]
 fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
-    let w = Warnings::default();
     let data = doubles();
     let cfg = json!({"cname": "lz4", "clevel": 5, "shuffle": "shuffle"});
     for (dtype, size) in [
@@ -121,7 +103,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
         assert_eq!(c.typesize, size);
         let enc = c.encode(data.clone()).unwrap();
         assert_eq!(usize::from(enc[3]), size);
-        assert!(c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data);
+        assert_decodes(&c, &enc, &data, "");
     }
     for typesize in [1, 2, 3, 4, 7, 8, 16, 255] {
         let c = blosc(
@@ -131,10 +113,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
         assert_eq!(c.typesize, typesize);
         let enc = c.encode(data.clone()).unwrap();
         assert_eq!(usize::from(enc[3]), typesize);
-        assert!(
-            c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data,
-            "typesize {typesize}"
-        );
+        assert_decodes(&c, &enc, &data, &format!("typesize {typesize}"));
     }
     // Over c-blosc's 255, shuffling falls back to single bytes; the data still round trips.
     let c = blosc(
@@ -143,7 +122,7 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
     );
     let enc = c.encode(data.clone()).unwrap();
     assert_eq!(enc[3], 1);
-    assert!(c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data);
+    assert_decodes(&c, &enc, &data, "");
     // The right typesize is what makes shuffling pay.
     let shuffled = |t: usize| {
         blosc(
@@ -164,7 +143,6 @@ fn typesize_defaults_to_the_data_type_and_is_written_to_the_header() {
 
 #[test]
 fn an_explicit_blocksize_is_used() {
-    let w = Warnings::default();
     let data = doubles();
     // zstd because c-blosc enlarges the blocks of codecs it splits (blosclz, lz4).
     for blocksize in [0usize, 256, 4096, 1 << 16] {
@@ -177,7 +155,7 @@ fn an_explicit_blocksize_is_used() {
         if blocksize > 0 {
             assert_eq!(header_sizes(&enc).2, blocksize);
         }
-        assert!(c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data);
+        assert_decodes(&c, &enc, &data, "");
     }
 }
 
@@ -192,7 +170,7 @@ fn odd_sizes_round_trip() {
         let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
         let enc = c.encode(data.clone()).unwrap();
         assert!(
-            c.decode(enc, Some(n), &ctx(&w)).unwrap() == data,
+            c.decode(enc, ctx_of(&w, true).decode_to(Some(n))).unwrap() == data,
             "{n} bytes"
         );
     }
@@ -217,8 +195,15 @@ fn decodes_bytes_written_by_numcodecs() {
          0000000b0000001f000100e7500000000000",
     );
     for known in [zstd_bitshuffle, lz4hc_bitshuffle] {
-        assert_eq!(c.decode(known.clone(), Some(1024), &ctx(&w)).unwrap(), ints);
-        assert_eq!(c.decode(known, None, &ctx(&w)).unwrap(), ints);
+        assert_eq!(
+            c.decode(known.clone(), ctx_of(&w, true).decode_to(Some(1024)))
+                .unwrap(),
+            ints
+        );
+        assert_eq!(
+            c.decode(known, ctx_of(&w, true).decode_to(None)).unwrap(),
+            ints
+        );
     }
     // ... and Blosc(cname=..., clevel=9, shuffle=SHUFFLE) of np.arange(64) / 4 as "<f8".
     let quarters: Vec<u8> = (0..64u32)
@@ -235,7 +220,11 @@ fn decodes_bytes_written_by_numcodecs() {
          00003f80000040e02c00014040",
     );
     for known in [zlib_shuffle, blosclz_shuffle] {
-        assert_eq!(c.decode(known, Some(512), &ctx(&w)).unwrap(), quarters);
+        assert_eq!(
+            c.decode(known, ctx_of(&w, true).decode_to(Some(512)))
+                .unwrap(),
+            quarters
+        );
     }
 }
 
@@ -276,7 +265,9 @@ fn garbage_is_a_codec_error() {
     ];
     for (i, g) in cases.into_iter().enumerate() {
         for hint in [Some(80_000), None] {
-            let e = c.decode(g.clone(), hint, &ctx(&w)).unwrap_err();
+            let e = c
+                .decode(g.clone(), ctx_of(&w, true).decode_to(hint))
+                .unwrap_err();
             assert_eq!(e.kind(), "codec", "case {i}: {}", e.message());
             assert!(e.message().contains("blosc"), "{}", e.message());
         }
@@ -292,7 +283,7 @@ fn snappy_chunks_are_unsupported() {
     );
     let mut enc = c.encode(doubles()).unwrap();
     enc[2] = (enc[2] & 0x1f) | ((BLOSC_SNAPPY_FORMAT as u8) << 5);
-    let e = c.decode(enc, None, &ctx(&w)).unwrap_err();
+    let e = c.decode(enc, ctx_of(&w, true).decode_to(None)).unwrap_err();
     assert_eq!(e.kind(), "unsupported");
     assert!(e.message().contains("snappy"));
 }
@@ -309,7 +300,10 @@ fn truncated_buffers_are_codec_errors() {
         let enc = c.encode(data.clone()).unwrap();
         for cut in [enc.len() - 1, enc.len() / 2, 17, 16, 15, 3] {
             let e = c
-                .decode(enc[..cut].to_vec(), Some(data.len()), &ctx(&w))
+                .decode(
+                    enc[..cut].to_vec(),
+                    ctx_of(&w, true).decode_to(Some(data.len())),
+                )
                 .unwrap_err();
             assert_eq!(e.kind(), "codec", "cut at {cut}");
         }
@@ -324,7 +318,9 @@ fn a_size_other_than_expected_is_refused_before_decompressing() {
         DataType::Float64,
     );
     let enc = c.encode(doubles()).unwrap();
-    let e = c.decode(enc, Some(8), &ctx(&w)).unwrap_err();
+    let e = c
+        .decode(enc, ctx_of(&w, true).decode_to(Some(8)))
+        .unwrap_err();
     assert_eq!(e.kind(), "codec");
     assert!(e.message().contains("80000"), "{}", e.message());
 }
@@ -355,7 +351,7 @@ fn damaged_buffers_never_crash() {
                     let i = (next() % bad.len() as u64) as usize;
                     bad[i] = next() as u8;
                 }
-                if let Err(e) = c.decode(bad, Some(data.len()), &ctx(&w)) {
+                if let Err(e) = c.decode(bad, ctx_of(&w, true).decode_to(Some(data.len()))) {
                     assert!(
                         matches!(e.kind(), "codec" | "unsupported"),
                         "{}",
@@ -382,7 +378,11 @@ fn works_from_many_threads_at_once() {
                 );
                 for _ in 0..5 {
                     let enc = c.encode(data.clone()).unwrap();
-                    assert!(&c.decode(enc, Some(data.len()), &ctx(&w)).unwrap() == data);
+                    assert!(
+                        &c.decode(enc, ctx_of(&w, true).decode_to(Some(data.len())))
+                            .unwrap()
+                            == data
+                    );
                 }
             });
         }

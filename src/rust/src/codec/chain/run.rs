@@ -57,18 +57,18 @@ impl CodecChain {
         let decoded_len = chunk_shape.iter().product::<usize>() * self.stored_dtype.size();
         let mut data = data;
         for (i, c) in self.bytes_to_bytes.iter().enumerate().rev() {
-            let hint = match (&self.array_to_bytes, i) {
+            let to = ctx.decode_to(match (&self.array_to_bytes, i) {
                 (ArrayToBytes::Bytes { .. }, 0) => Some(decoded_len),
                 _ => None,
-            };
+            });
             let decoded = match data {
                 // A serializer of numcodecs' decodes elements of the
                 // chunk's shape.
                 d if c.spec().mode == Mode::ArrayToBytes => {
-                    c.decode_shaped(&d, &self.encoded_shape(chunk_shape), hint, ctx)
+                    c.decode_shaped(&d, &self.encoded_shape(chunk_shape), to)
                 }
-                Cow::Owned(v) => c.decode(v, hint, ctx),
-                Cow::Borrowed(b) => c.decode_slice(b, hint, ctx),
+                Cow::Owned(v) => c.decode(v, to),
+                Cow::Borrowed(b) => c.decode_slice(b, to),
             };
             data = Cow::Owned(decoded.map_err(|e| {
                 e.into_corrupt()
@@ -115,7 +115,7 @@ impl CodecChain {
     ) -> Result<Vec<String>> {
         let mut data = data;
         for c in self.bytes_to_bytes.iter().rev() {
-            data = c.decode(data, None, ctx).map_err(|e| {
+            data = c.decode(data, ctx.decode_to(None)).map_err(|e| {
                 e.into_corrupt()
                     .context(&format!("{} ({})", ctx.what, c.name()))
             })?;

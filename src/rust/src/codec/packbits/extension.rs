@@ -20,7 +20,7 @@
 //! bytes is kept, and reading takes both.
 
 use super::super::registry::{CodecSpec, Kind, Lit, Param};
-use super::super::{BytesToBytes, CodecContext, Mode};
+use super::super::{BytesToBytes, DecodeTo, Mode};
 use super::bools::{self, BitOrder};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
@@ -385,14 +385,9 @@ impl BytesToBytes for BitPacking {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let size = self.part.bytes * self.parts;
-        let n = match decoded_len {
+        let n = match to.len {
             Some(len) if len % size == 0 => len / size,
             Some(len) => {
                 return Err(ZarrError::Codec(format!(
@@ -404,13 +399,7 @@ impl BytesToBytes for BitPacking {
         self.decode_elements(input, n)
     }
 
-    fn decode_shaped(
-        &self,
-        input: &[u8],
-        shape: &[usize],
-        _decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_shaped(&self, input: &[u8], shape: &[usize], _to: DecodeTo) -> Result<Vec<u8>> {
         let n = shape
             .iter()
             .try_fold(1usize, |a, &d| a.checked_mul(d))

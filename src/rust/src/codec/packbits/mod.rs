@@ -15,7 +15,7 @@
 
 use super::registry::CodecSpec;
 use super::v2::V2Config;
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use bools::BitOrder;
@@ -75,12 +75,7 @@ impl BytesToBytes for PackBits {
         Ok(out)
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         let (&padding, packed) = input
             .split_first()
             .ok_or_else(|| ZarrError::Codec("packbits: no bytes to decode".into()))?;
@@ -94,7 +89,7 @@ impl BytesToBytes for PackBits {
                 )))
             }
         };
-        if let Some(len) = decoded_len {
+        if let Some(len) = to.len {
             if len != n {
                 return Err(ZarrError::Codec(format!(
                     "packbits: {n} booleans, expected {len}"

@@ -25,7 +25,7 @@ fn check(c: &dyn BytesToBytes, n: usize, input: &str, packed: &str, decoded: &st
     let w = Warnings::default();
     assert_eq!(hex(&c.encode(unhex(input)).unwrap()), packed, "{c:?}");
     let got = c
-        .decode_shaped(&unhex(packed), &[n], None, &ctx(&w))
+        .decode_shaped(&unhex(packed), &[n], ctx(&w).decode_to(None))
         .unwrap();
     assert_eq!(hex(&got), decoded, "{c:?}");
 }
@@ -100,7 +100,9 @@ fn complex_numbers_pack_each_part_and_unkept_bits_read_as_zero() {
     let w = Warnings::default();
     let packed = c.encode(input).unwrap();
     assert_eq!(hex(&packed), "803f0040c0bfcc3d");
-    let back = c.decode_shaped(&packed, &[2], None, &ctx(&w)).unwrap();
+    let back = c
+        .decode_shaped(&packed, &[2], ctx(&w).decode_to(None))
+        .unwrap();
     let parts: Vec<u32> = back
         .chunks(4)
         .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
@@ -120,7 +122,7 @@ fn all_bits_of_whole_bytes_are_the_elements_little_endian() {
     // As zarrs writes them: without the padding byte.
     let w = Warnings::default();
     let bare = c
-        .decode_shaped(&unhex(&input), &[1], None, &ctx(&w))
+        .decode_shaped(&unhex(&input), &[1], ctx(&w).decode_to(None))
         .unwrap();
     assert_eq!(hex(&bare), input);
 }
@@ -200,7 +202,9 @@ fn every_bit_range_of_every_type_packs_as_the_specification_reads() {
                 let want = reference_pack(&input, part, first, kept);
                 let packed = c.encode(input.clone()).unwrap();
                 assert_eq!(packed, want, "{} {first}..{last} n {n}", dtype.name());
-                let back = c.decode_shaped(&packed, &[n], None, &ctx(&w)).unwrap();
+                let back = c
+                    .decode_shaped(&packed, &[n], ctx(&w).decode_to(None))
+                    .unwrap();
                 let signed = dtype.is_signed();
                 let want = reference_unpack(&packed, n * parts_per, part, first, kept, signed);
                 assert_eq!(back, want, "{} {first}..{last} n {n}", dtype.name());
@@ -218,24 +222,27 @@ fn the_element_count_comes_from_the_shape_the_padding_byte_or_a_length_only_one_
     );
     let packed = c.encode(vec![1, 2, 3, 4, 5]).unwrap();
     assert_eq!(
-        c.decode(packed, None, &ctx(&w)).unwrap(),
+        c.decode(packed, ctx(&w).decode_to(None)).unwrap(),
         vec![1, 2, 3, 4, 5]
     );
     // 5 x 3 bits fill 2 bytes, and so would 4: without a padding byte only
     // the shape says which.
     let none = codec(json!({"last_bit": 2}), DataType::UInt8);
     let packed = none.encode(vec![1, 2, 3, 4, 5]).unwrap();
-    let e = none.decode(packed.clone(), None, &ctx(&w)).unwrap_err();
+    let e = none
+        .decode(packed.clone(), ctx(&w).decode_to(None))
+        .unwrap_err();
     assert!(e.message().contains("shape"), "{}", e.message());
     assert_eq!(
-        none.decode_shaped(&packed, &[5], None, &ctx(&w)).unwrap(),
+        none.decode_shaped(&packed, &[5], ctx(&w).decode_to(None))
+            .unwrap(),
         vec![1, 2, 3, 4, 5]
     );
     let whole = codec(json!({"last_bit": 11}), DataType::UInt16);
     let packed = whole.encode(vec![1, 0, 2, 0]).unwrap();
     assert_eq!(packed.len(), 3);
     assert_eq!(
-        whole.decode(packed, None, &ctx(&w)).unwrap(),
+        whole.decode(packed, ctx(&w).decode_to(None)).unwrap(),
         vec![1, 0, 2, 0]
     );
 }
@@ -249,14 +256,16 @@ fn a_chunk_of_the_wrong_length_or_padding_is_corrupt() {
     );
     for bad in ["21f3", "21f30003", "21f3000400", ""] {
         let e = c
-            .decode_shaped(&unhex(bad), &[5], None, &ctx(&w))
+            .decode_shaped(&unhex(bad), &[5], ctx(&w).decode_to(None))
             .unwrap_err();
         assert_eq!(e.kind(), "codec", "{bad}: {}", e.message());
         assert!(e.message().contains("packbits"), "{}", e.message());
     }
     let first = codec(json!({"padding_encoding": "first_byte"}), DataType::Bool);
     for bad in ["", "08", "0901", "0800"] {
-        let e = first.decode(unhex(bad), None, &ctx(&w)).unwrap_err();
+        let e = first
+            .decode(unhex(bad), ctx(&w).decode_to(None))
+            .unwrap_err();
         assert_eq!(e.kind(), "codec", "{bad}: {}", e.message());
     }
 }
@@ -360,7 +369,9 @@ fn word_at_a_time_booleans_are_bit_for_bit_the_bytewise_ones() {
     assert_eq!(packed[0], 7);
     assert_eq!(packed[1..], bytewise_pack(&input)[..]);
     assert_eq!(
-        numcodecs.decode(packed, Some(1001), &ctx(&w)).unwrap(),
+        numcodecs
+            .decode(packed, ctx(&w).decode_to(Some(1001)))
+            .unwrap(),
         input
     );
 }

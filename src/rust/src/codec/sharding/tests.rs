@@ -23,6 +23,13 @@ fn ctx(w: &Warnings) -> CodecContext<'_> {
     }
 }
 
+/// Shards of 2-d int32 inner chunks stored by `bytes` alone, with the
+/// index at `location`.
+fn plain_int32(location: &str) -> Sharding {
+    let inner = json!([{"name": "bytes", "configuration": {"endian": "little"}}]);
+    sharding(config(location, inner), DataType::Int32, 2)
+}
+
 fn shard_data() -> Vec<u8> {
     // 4 x 6 int32 in C order; the inner chunk at (1, 1) is all zero (fill)
     let mut v: Vec<i32> = (1..=24).collect();
@@ -104,14 +111,7 @@ fn shards_encoded_with_shared_buffers_match_fresh_ones() {
 #[test]
 fn a_bad_index_checksum_is_an_error_even_when_checksums_only_warn() {
     let w = Warnings::default();
-    let s = sharding(
-        config(
-            "end",
-            json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
-        ),
-        DataType::Int32,
-        2,
-    );
+    let s = plain_int32("end");
     let mut enc = s.encode_shard(&shard_data(), &[4, 6]).unwrap();
     let n = enc.len();
     enc[n - 10] ^= 0xff;
@@ -123,14 +123,7 @@ fn a_bad_index_checksum_is_an_error_even_when_checksums_only_warn() {
 #[test]
 fn an_index_pointing_past_the_end_is_a_corrupt_chunk() {
     let w = Warnings::default();
-    let s = sharding(
-        config(
-            "start",
-            json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
-        ),
-        DataType::Int32,
-        2,
-    );
+    let s = plain_int32("start");
     let entries = vec![Some((1000u64, 24u64)), None, None, None];
     let mut shard = s.encode_index(&entries, &[2, 2]).unwrap();
     shard.extend_from_slice(&[0u8; 24]);
@@ -143,14 +136,7 @@ fn an_index_pointing_past_the_end_is_a_corrupt_chunk() {
 
 #[test]
 fn an_inner_shape_that_does_not_divide_the_shard_is_refused() {
-    let s = sharding(
-        config(
-            "end",
-            json!([{"name": "bytes", "configuration": {"endian": "little"}}]),
-        ),
-        DataType::Int32,
-        2,
-    );
+    let s = plain_int32("end");
     assert_eq!(s.grid(&[4, 7]).unwrap_err().kind(), "metadata");
 }
 

@@ -26,7 +26,7 @@ use super::registry::{CodecSpec, Kind, Lit, Param};
 
 mod stream;
 use super::v2::{entry, members, V2Config};
-use super::{BytesToBytes, CodecContext, Mode};
+use super::{BytesToBytes, DecodeTo, Mode};
 use crate::dtype::DataType;
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
@@ -380,31 +380,20 @@ impl BytesToBytes for Zfp {
         })
     }
 
-    fn decode_slice(
-        &self,
-        input: &[u8],
-        decoded_len: Option<usize>,
-        ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_slice(&self, input: &[u8], to: DecodeTo) -> Result<Vec<u8>> {
         // zfpy's header gives the number of elements; the registry's zfp
         // needs the chunk's shape (`decode_shaped`).
         if self.zfpy.is_none() {
             return Err(self.err("decoding needs the chunk's shape".into()));
         }
-        let n = match decoded_len {
+        let n = match to.len {
             Some(len) => len / self.dtype.size(),
             None => self.header_count(input)?,
         };
-        self.decode_shaped(input, &[n], decoded_len, ctx)
+        self.decode_shaped(input, &[n], to)
     }
 
-    fn decode_shaped(
-        &self,
-        input: &[u8],
-        shape: &[usize],
-        _decoded_len: Option<usize>,
-        _ctx: &CodecContext,
-    ) -> Result<Vec<u8>> {
+    fn decode_shaped(&self, input: &[u8], shape: &[usize], _to: DecodeTo) -> Result<Vec<u8>> {
         let size = self.dtype.size();
         let n: usize = shape.iter().product();
         let len = n

@@ -68,12 +68,13 @@ fn zfpy_gives_numcodecs_bytes_both_ways() {
             "{cfg}"
         );
         assert_eq!(
-            c.decode_shaped(&encoded, shape, None, &ctx(&w)).unwrap(),
+            c.decode_shaped(&encoded, shape, ctx(&w).decode_to(None))
+                .unwrap(),
             decoded,
             "{cfg}"
         );
         // The header alone says how many elements there are.
-        assert_eq!(c.decode(encoded, None, &ctx(&w)).unwrap(), decoded);
+        assert_eq!(c.decode(encoded, ctx(&w).decode_to(None)).unwrap(), decoded);
     }
 }
 
@@ -89,7 +90,9 @@ fn zfpy_refuses_bad_streams_types_and_modes() {
         (garbage, DataType::Float64, "bad header"),
     ] {
         let c = Zfp::zfpy(&Map::new(), dtype).unwrap();
-        let e = c.decode_shaped(&bad, &[3, 5], None, &ctx(&w)).unwrap_err();
+        let e = c
+            .decode_shaped(&bad, &[3, 5], ctx(&w).decode_to(None))
+            .unwrap_err();
         assert_eq!(e.kind(), "codec");
         assert!(
             e.message().contains(NAME) && e.message().contains(why),
@@ -98,7 +101,9 @@ fn zfpy_refuses_bad_streams_types_and_modes() {
         );
     }
     let c = Zfp::zfpy(&Map::new(), DataType::Float64).unwrap();
-    let e = c.decode_shaped(&f64s, &[4, 5], None, &ctx(&w)).unwrap_err();
+    let e = c
+        .decode_shaped(&f64s, &[4, 5], ctx(&w).decode_to(None))
+        .unwrap_err();
     assert!(e.message().contains("the chunk 20"), "{}", e.message());
     for (cfg, dtype, why) in [
         (json!({}), DataType::Int16, "not int16"),
@@ -180,7 +185,9 @@ fn zfp_of_the_registry_has_no_header_and_its_modes() {
         assert_eq!(Value::Object(c.configuration()), cfg);
         let stored = c.encode_shaped(bytes.clone(), &shape).unwrap();
         assert_ne!(&stored[..3], b"zfp", "{cfg}");
-        let back = c.decode_shaped(&stored, &shape, None, &ctx(&w)).unwrap();
+        let back = c
+            .decode_shaped(&stored, &shape, ctx(&w).decode_to(None))
+            .unwrap();
         assert_eq!(back == bytes, lossless, "{cfg}");
         // zfp's own decoder of the same stream and parameters agrees.
         let config = c.stream_config(ZfpDimensionality::D3).unwrap();
@@ -219,6 +226,8 @@ fn zfp_of_the_registry_has_no_header_and_its_modes() {
         DataType::Int32,
     )
     .unwrap();
-    let e = c.decode(vec![0; 8], Some(4), &ctx(&w)).unwrap_err();
+    let e = c
+        .decode(vec![0; 8], ctx(&w).decode_to(Some(4)))
+        .unwrap_err();
     assert!(e.message().contains("shape"), "{}", e.message());
 }

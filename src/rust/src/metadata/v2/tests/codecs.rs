@@ -242,7 +242,7 @@ fn v2_delta_zlib_chunk_decodes() {
         crate::dtype::DataType::UInt8,
     )
     .unwrap();
-    let raw = z.decode(enc, None, &ctx2).unwrap();
+    let raw = z.decode(enc, ctx2.decode_to(None)).unwrap();
     let diffs: Vec<i32> = raw
         .chunks(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))

@@ -121,7 +121,7 @@ fn v2_fixed_width_string_chunks_match_numpy() {
         crate::dtype::DataType::UInt8,
     )
     .unwrap();
-    assert_eq!(z.decode(enc.clone(), None, &ctx).unwrap(), raw);
+    assert_eq!(z.decode(enc.clone(), ctx.decode_to(None)).unwrap(), raw);
     assert_eq!(
         chain.decode_strings(enc, &[2, 2], &ctx).unwrap(),
         ["ab", "\u{e9}", "", "xyzw"]
