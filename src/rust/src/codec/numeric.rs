@@ -58,15 +58,24 @@ pub enum Op {
 
 impl Op {
     fn f64(self, a: f64, b: f64) -> f64 {
-        match self {
-            Op::Add => a + b,
-            Op::Sub => a - b,
-            Op::Mul => a * b,
-            Op::Div => a / b,
-        }
+        self.on(a, b)
     }
 
     fn f32(self, a: f32, b: f32) -> f32 {
+        self.on(a, b)
+    }
+
+    #[inline(always)]
+    fn on<
+        T: std::ops::Add<Output = T>
+            + std::ops::Sub<Output = T>
+            + std::ops::Mul<Output = T>
+            + std::ops::Div<Output = T>,
+    >(
+        self,
+        a: T,
+        b: T,
+    ) -> T {
         match self {
             Op::Add => a + b,
             Op::Sub => a - b,

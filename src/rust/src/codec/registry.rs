@@ -177,33 +177,33 @@ impl CodecSpec {
 
     /// The integer member `key` of `config`, checked against its declaration.
     pub fn int(&self, config: &Map<String, Value>, key: &str) -> Result<i64> {
-        let v = self.param(key).get(self.name, config)?;
-        v.as_i64().ok_or_else(|| {
-            ZarrError::Metadata(format!(
-                "codec '{}': {key} must be an integer, not {v}",
-                self.name
-            ))
-        })
+        self.member(config, key, Value::as_i64, "an integer")
     }
 
     /// The text member `key` of `config`, checked against its declaration
     /// (its absent value when missing).
     pub fn text(&self, config: &Map<String, Value>, key: &str) -> Result<String> {
-        let v = self.param(key).get(self.name, config)?;
-        v.as_str().map(str::to_string).ok_or_else(|| {
-            ZarrError::Metadata(format!(
-                "codec '{}': {key} must be text, not {v}",
-                self.name
-            ))
-        })
+        self.member(config, key, |v| v.as_str().map(str::to_string), "text")
     }
 
     /// The boolean member `key` of `config`, checked against its declaration.
     pub fn flag(&self, config: &Map<String, Value>, key: &str) -> Result<bool> {
+        self.member(config, key, Value::as_bool, "true or false")
+    }
+
+    /// Member `key` of `config` as `read` takes it, or the error saying it
+    /// must be `kind`.
+    fn member<T>(
+        &self,
+        config: &Map<String, Value>,
+        key: &str,
+        read: impl Fn(&Value) -> Option<T>,
+        kind: &str,
+    ) -> Result<T> {
         let v = self.param(key).get(self.name, config)?;
-        v.as_bool().ok_or_else(|| {
+        read(&v).ok_or_else(|| {
             ZarrError::Metadata(format!(
-                "codec '{}': {key} must be true or false",
+                "codec '{}': {key} must be {kind}, not {v}",
                 self.name
             ))
         })

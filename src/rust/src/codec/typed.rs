@@ -64,6 +64,14 @@ macro_rules! prim_common {
         fn to_f64(self) -> f64 {
             self as f64
         }
+        #[inline(always)]
+        fn to_i128(self) -> i128 {
+            self as i128
+        }
+        #[inline(always)]
+        fn from_i128(v: i128) -> Self {
+            v as $t
+        }
     };
 }
 
@@ -83,14 +91,6 @@ macro_rules! int_prim {
                 let fits = t >= <$t>::MIN as f64 && t < <$t>::MAX as f64 + 1.0;
                 (x as $t, fits)
             }
-            #[inline(always)]
-            fn to_i128(self) -> i128 {
-                self as i128
-            }
-            #[inline(always)]
-            fn from_i128(v: i128) -> Self {
-                v as $t
-            }
         }
     )*};
 }
@@ -106,13 +106,6 @@ macro_rules! float_prim {
             #[inline(always)]
             fn from_f64(x: f64) -> (Self, bool) {
                 (x as $t, true)
-            }
-            fn to_i128(self) -> i128 {
-                self as i128
-            }
-            #[inline(always)]
-            fn from_i128(v: i128) -> Self {
-                v as $t
             }
         }
     )*};
@@ -208,48 +201,18 @@ fn each_best<S: Prim, D: Prim, C: Conv>(
 /// without typed loops (float16, big-endian elements).
 macro_rules! with_prim {
     ($e:expr, $t:ident, $body:expr) => {
+        with_prim!(@arms $e, $t, $body;
+            Int 1 i8, Int 2 i16, Int 4 i32, Int 8 i64,
+            UInt 1 u8, UInt 2 u16, UInt 4 u32, UInt 8 u64,
+            Float 4 f32, Float 8 f64)
+    };
+    (@arms $e:expr, $t:ident, $body:expr; $($kind:ident $size:literal $ty:ty),*) => {
         match ($e.kind, $e.size, $e.big) {
             (_, _, true) => None,
-            (Kind::Int, 1, _) => {
-                type $t = i8;
+            $((Kind::$kind, $size, _) => {
+                type $t = $ty;
                 $body
-            }
-            (Kind::Int, 2, _) => {
-                type $t = i16;
-                $body
-            }
-            (Kind::Int, 4, _) => {
-                type $t = i32;
-                $body
-            }
-            (Kind::Int, 8, _) => {
-                type $t = i64;
-                $body
-            }
-            (Kind::UInt, 1, _) => {
-                type $t = u8;
-                $body
-            }
-            (Kind::UInt, 2, _) => {
-                type $t = u16;
-                $body
-            }
-            (Kind::UInt, 4, _) => {
-                type $t = u32;
-                $body
-            }
-            (Kind::UInt, 8, _) => {
-                type $t = u64;
-                $body
-            }
-            (Kind::Float, 4, _) => {
-                type $t = f32;
-                $body
-            }
-            (Kind::Float, 8, _) => {
-                type $t = f64;
-                $body
-            }
+            })*
             _ => None,
         }
     };
