@@ -3,6 +3,7 @@
 # drawn anew, so both see the same spread of load on a shared machine.
 # Reports new/old per operation (the median of the per-repeat ratios).
 #   Rscript bench/old_new.R LIB_OLD LIB_NEW [REPEATS] [FOLDER]
+# OLD_NEW_OPS="read" (or "write") times one kind of operation only.
 # Each run is a fresh process (bench/old_new_worker.R) timing the median
 # of 3 calls; FOLDER (default a folder in /dev/shm if there is one, else
 # tempdir()) holds the stores.
@@ -24,12 +25,13 @@ run <- function(build, op, layout, reps = 3L) {
 }
 
 layouts <- c("none", "small", "zstd", "shards")
+ops <- strsplit(Sys.getenv("OLD_NEW_OPS", "read,write"), ",")[[1]]
 for (l in layouts) run("new", "prepare", l)
 rows <- list()
 set.seed(42)
 for (r in seq_len(repeats)) {
   for (l in layouts) {
-    for (op in c("read", "write")) {
+    for (op in ops) {
       t <- c(old = NA, new = NA)
       for (b in sample(names(libs))) t[[b]] <- run(b, op, l)
       rows[[length(rows) + 1]] <- data.frame(layout = l, op = op, rep = r, old = t[["old"]], new = t[["new"]])
