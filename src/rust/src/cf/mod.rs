@@ -231,18 +231,7 @@ impl Cf {
         if !is_cf_variable(meta, path) || own_fill {
             return Ok(None);
         }
-        let mut cf = Cf {
-            kind: CfKind::Number,
-            missing: Vec::new(),
-            missing_text: Vec::new(),
-            nat: false,
-            scale: 1.0,
-            offset: 0.0,
-            transforms: false,
-            units: attrs.get("units").and_then(Value::as_str).map(String::from),
-            time_unit: None,
-            note: None,
-        };
+        let mut cf = Cf::as_stored(attrs.get("units").and_then(Value::as_str).map(String::from));
         if dtype == DataType::String {
             cf.missing_text = missing_strings(meta);
             return Ok(Some(cf));
@@ -345,13 +334,10 @@ impl Cf {
         }
     }
 
-    /// How a datetime64/timedelta64 field of a struct array decodes: as
-    /// an array of its type does, `fill` (the field's fill value, None
-    /// where the array has no missing-value marker) marking NA as a v3
-    /// array's fill value does (unless it is 0, zarr-python's default),
-    /// and NaT always.
-    pub fn time_field(t: &TimeType, fill: Option<i64>) -> Cf {
-        let mut cf = Cf {
+    /// The decoding that reads the stored numbers as they are, none of
+    /// them missing; what the attributes add is set on it.
+    fn as_stored(units: Option<String>) -> Cf {
+        Cf {
             kind: CfKind::Number,
             missing: Vec::new(),
             missing_text: Vec::new(),
@@ -359,10 +345,19 @@ impl Cf {
             scale: 1.0,
             offset: 0.0,
             transforms: false,
-            units: None,
+            units,
             time_unit: None,
             note: None,
-        };
+        }
+    }
+
+    /// How a datetime64/timedelta64 field of a struct array decodes: as
+    /// an array of its type does, `fill` (the field's fill value, None
+    /// where the array has no missing-value marker) marking NA as a v3
+    /// array's fill value does (unless it is 0, zarr-python's default),
+    /// and NaT always.
+    pub fn time_field(t: &TimeType, fill: Option<i64>) -> Cf {
+        let mut cf = Cf::as_stored(None);
         // (the fill value first: NA is written as it, as in an array)
         if let Some(f) = fill.filter(|&f| f != 0 && f != i64::MIN) {
             cf.missing.push(f as f64);

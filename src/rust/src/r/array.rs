@@ -195,8 +195,17 @@ pub(super) fn selection_of(sel: &Robj, shape: &[u64]) -> Result<Selection> {
 const R_MAX_LENGTH: usize = 1 << 52;
 const R_MAX_EXTENT: usize = i32::MAX as usize;
 
+/// The selection `sel` of a read of `a` into one R result: within the
+/// array's shape, and of a size R can hold.
+pub(super) fn read_selection(a: &Array, sel: &Robj) -> Result<Selection> {
+    let sel = selection_of(sel, &a.meta.shape)?;
+    sel.check(&a.meta.shape, &a.what())?;
+    check_r_result(&sel, &a.what())?;
+    Ok(sel)
+}
+
 /// Refuse a read whose result R cannot hold, before anything is allocated.
-pub(super) fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
+fn check_r_result(sel: &Selection, what: &str) -> Result<()> {
     let shape = sel.shape();
     let n = sel.num_elements();
     if n > R_MAX_LENGTH || (shape.len() >= 2 && shape.iter().any(|&d| d > R_MAX_EXTENT)) {
@@ -259,9 +268,7 @@ fn rz_array_read(
 ) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
-        let sel = selection_of(&sel, &a.meta.shape)?;
-        sel.check(&a.meta.shape, &a.what())?;
-        check_r_result(&sel, &a.what())?;
+        let sel = read_selection(&a, &sel)?;
         if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
             let opts = io_options(threads, strict);
             return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names, true);

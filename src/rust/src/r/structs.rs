@@ -80,9 +80,7 @@ fn rz_struct_read(
 ) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
-        let sel = selection_of(&sel, &a.meta.shape)?;
-        sel.check(&a.meta.shape, &a.what())?;
-        super::array::check_r_result(&sel, &a.what())?;
+        let sel = super::array::read_selection(&a, &sel)?;
         let t = crate::metadata::structs::layout(&a.meta)?
             .ok_or_else(|| ZarrError::Type(format!("{}: not a struct array", a.what())))?;
         let opts = io_options(threads, strict);
