@@ -1,7 +1,8 @@
 # One timed operation for bench/old_new.R, in a fresh R process whose
 # R_LIBS holds the build under test:
 #   Rscript bench/old_new_worker.R prepare|read|write LAYOUT FOLDER REPS
-# Prints the median elapsed seconds of REPS runs.
+# Prints the median elapsed seconds of REPS runs, then the median CPU seconds
+# (user and system, all threads of the process).
 library(zarr)
 args <- commandArgs(trailingOnly = TRUE)
 op <- args[[1]]
@@ -41,27 +42,41 @@ definition <- function(layout) {
   def
 }
 
+# Elapsed seconds to the microsecond (system.time() rounds to the
+# millisecond, a tenth of an uncompressed read), and CPU seconds. A full
+# collection first, as system.time() does, so that the previous call's
+# result is freed in both builds alike, not whenever R's collector runs.
+timed <- function(expr) {
+  gc(FALSE)
+  c0 <- proc.time()
+  t0 <- Sys.time()
+  force(expr)
+  elapsed <- as.numeric(Sys.time() - t0, units = "secs")
+  c1 <- proc.time() - c0
+  c(elapsed, c1[["user.self"]] + c1[["sys.self"]])
+}
+
 write_store <- function(path) {
   unlink(path, recursive = TRUE)
   z <- create_zarr(path)
   a <- z$add_array("/", "a", definition(layout))
-  system.time(a[] <- x)[["elapsed"]]
+  timed(a[] <- x)
 }
 
 store <- file.path(folder, paste0(layout, ".zarr"))
 times <- switch(op,
-  prepare = write_store(store),
+  prepare = matrix(write_store(store), 2L),
   write = vapply(seq_len(reps), function(i) {
     write_store(file.path(folder, paste0(layout, "-w", Sys.getpid(), ".zarr")))
-  }, numeric(1)),
+  }, numeric(2)),
   read = {
     a <- open_zarr(store)[["/a"]]
     vapply(seq_len(reps), function(i) {
-      t <- system.time(y <- a[])[["elapsed"]]
+      t <- timed(y <- a[])
       stopifnot(identical(dim(y), dim(x)))
       t
-    }, numeric(1))
+    }, numeric(2))
   }
 )
 unlink(file.path(folder, paste0(layout, "-w", Sys.getpid(), ".zarr")), recursive = TRUE)
-cat(median(times), "\n")
+cat(median(times[1L, ]), median(times[2L, ]), "\n")
