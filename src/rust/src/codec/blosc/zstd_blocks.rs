@@ -33,22 +33,16 @@ const MIN_BUFFERSIZE: usize = 128;
 
 // c-blosc's internal (un)shuffle dispatchers, in the static library
 // blosc-src builds (hidden from the shared object, not from this link).
-// Their signatures are c-blosc 1.21's shuffle.h; the tests check every
-// shuffle mode against c-blosc's own decode.
+// Their signatures are c-blosc 1.21's shuffle.h (the bit shuffles return
+// a C int); the tests check every shuffle mode against c-blosc's decode.
 extern "C" {
-    fn blosc_internal_unshuffle(
-        bytesoftype: usize,
-        blocksize: usize,
-        src: *const u8,
-        dest: *mut u8,
-    );
-    fn blosc_internal_bitunshuffle(
-        bytesoftype: usize,
-        blocksize: usize,
-        src: *const u8,
-        dest: *mut u8,
-        tmp: *mut u8,
-    ) -> std::ffi::c_int;
+    fn blosc_internal_unshuffle(t: usize, n: usize, s: *const u8, d: *mut u8);
+    fn blosc_internal_bitunshuffle(t: usize, n: usize, s: *const u8, d: *mut u8, w: *mut u8)
+        -> i32;
+    #[cfg(test)]
+    fn blosc_internal_shuffle(t: usize, n: usize, s: *const u8, d: *mut u8);
+    #[cfg(test)]
+    fn blosc_internal_bitshuffle(t: usize, n: usize, s: *const u8, d: *mut u8, w: *mut u8) -> i32;
 }
 
 /// A zstd decompression context, freed with its thread.
@@ -373,22 +367,6 @@ mod tests {
         // zstd blocks whole; split ones are the next test's.)
         assert!(cases > 300, "only {cases} layouts decoded here");
         assert_eq!(kinds.len(), 6, "{kinds:?}");
-    }
-
-    extern "C" {
-        fn blosc_internal_shuffle(
-            bytesoftype: usize,
-            blocksize: usize,
-            src: *const u8,
-            dest: *mut u8,
-        );
-        fn blosc_internal_bitshuffle(
-            bytesoftype: usize,
-            blocksize: usize,
-            src: *const u8,
-            dest: *mut u8,
-            tmp: *mut u8,
-        ) -> std::ffi::c_int;
     }
 
     /// A blosc buffer of zstd blocks split into one stream per byte of the
