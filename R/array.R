@@ -361,10 +361,13 @@ array_read <- function(arr, info, selection) {
 # result can be integer64.
 engine_read <- function(info, sel, as_array, dim_names) {
   bit64 <- !isFALSE(info$integer64) && use_bit64()
-  if (isTRUE(info$struct)) return(struct_read(info, sel, bit64, as_array, dim_names))
+  # `decode`: a struct array's datetime64/timedelta64 fields as times
+  # (plain arrays get their CF classes here, below).
   out <- zarr_call(with_progress("Reading chunks", rz_array_read(
-    info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names
+    info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names,
+    isTRUE(info$decode)
   )))
+  if (isTRUE(info$struct)) return(struct_result(out, length(info$shape) == 1L))
   cf_classes(out, info$cf)
 }
 

@@ -128,15 +128,6 @@ struct_default_fill <- function(data_type) {
   fill
 }
 
-# Read an engine selection of a struct array (see engine_read()): its
-# datetime64/timedelta64 fields decoded as times unless `info` is raw.
-struct_read <- function(info, sel, bit64, as_array, dim_names) {
-  out <- zarr_call(with_progress("Reading chunks", rz_struct_read(
-    info$handle, sel, bit64, zarr_num_threads(), zarr_strict_checksums(), as_array, dim_names, isTRUE(info$decode)
-  )))
-  struct_result(out, length(info$shape) == 1L)
-}
-
 # The engine's columns of a struct read as R gives them: a data.frame for
 # a 1-d array (`one_d`), else the named list; time fields (attribute
 # `zarr_time`) get the classes of a time array's values (cf_classes()).

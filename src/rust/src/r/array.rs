@@ -254,9 +254,11 @@ fn rz_array_integer64(h: Robj) -> Robj {
 }
 
 /// Read a selection into a new R vector (with `dim` for 2 or more
-/// dimensions; class integer64 when asked for and needed).
+/// dimensions; class integer64 when asked for and needed), or a struct
+/// array's named list of fields, its time fields decoded when `decode`.
 /// @noRd
 #[extendr]
+#[allow(clippy::too_many_arguments)]
 fn rz_array_read(
     h: Robj,
     sel: Robj,
@@ -265,13 +267,14 @@ fn rz_array_read(
     strict: bool,
     as_array: bool,
     dim_names: Robj,
+    decode: bool,
 ) -> Robj {
     guard(|| {
         let a = array_of(&h)?;
         let sel = read_selection(&a, &sel)?;
         if let Some(t) = crate::metadata::structs::layout(&a.meta)? {
             let opts = io_options(threads, strict);
-            return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names, true);
+            return super::structs::read(&a, &t, &sel, opts, bit64, as_array, &dim_names, decode);
         }
         let rtype = result_rtype(&a, bit64);
         let (mut out, warnings) = if rtype == RType::Character {

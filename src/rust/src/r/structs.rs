@@ -63,31 +63,6 @@ fn rz_struct_fields(h: Robj) -> Robj {
     })
 }
 
-/// Read a selection of a struct array (see `read`), time fields decoded
-/// when `decode`.
-/// @noRd
-#[extendr]
-#[allow(clippy::too_many_arguments)]
-fn rz_struct_read(
-    h: Robj,
-    sel: Robj,
-    bit64: bool,
-    threads: i32,
-    strict: bool,
-    as_array: bool,
-    dim_names: Robj,
-    decode: bool,
-) -> Robj {
-    guard(|| {
-        let a = array_of(&h)?;
-        let sel = super::array::read_selection(&a, &sel)?;
-        let t = crate::metadata::structs::layout(&a.meta)?
-            .ok_or_else(|| ZarrError::Type(format!("{}: not a struct array", a.what())))?;
-        let opts = io_options(threads, strict);
-        read(&a, &t, &sel, opts, bit64, as_array, &dim_names, decode)
-    })
-}
-
 /// Write a named list of fields to a selection of a struct array (see
 /// `write`), time fields taking seconds when `decode`.
 /// @noRd
@@ -113,7 +88,6 @@ fn rz_struct_write(
 extendr_module! {
     mod structs;
     fn rz_struct_fields;
-    fn rz_struct_read;
     fn rz_struct_write;
 }
 
